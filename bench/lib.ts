@@ -1,0 +1,129 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import autocannon from 'autocannon';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+
+export interface Spawned {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Spawns a node program and resolves once it prints "listening on URL". */
+export function spawnListening(args: string[], name: string): Promise<Spawned> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((res, rej) => {
+    const onData = (b: Buffer): void => {
+      out += b.toString();
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
+      if (m) {
+        child.stdout?.off('data', onData);
+        res({
+          child,
+          url: m[1] as string,
+          stop: () =>
+            new Promise((r) => {
+              if (child.exitCode !== null) return r();
+              child.once('exit', () => r());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
+    child.once('exit', (code) => rej(new Error(`${name} exited (${code}) before listening:\n${out}`)));
+  });
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  total: number;
+}
+
+/**
+ * Hammers PUT /api/v1/leases/{name} with correct resourceVersions: each connection owns its own leases
+ * (round-robin), so no request conflicts and every answer's resourceVersion feeds the next request.
+ */
+export async function renewalLoad(url: string, leases: { name: string; rv: string }[], options: { connections: number; durationS?: number; amount?: number }): Promise<LoadResult> {
+  let nextConn = 0;
+  const per = Math.ceil(leases.length / options.connections);
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    ...(options.amount === undefined ? { duration: options.durationS ?? 10 } : { amount: options.amount }),
+    requests: [
+      {
+        method: 'PUT',
+        setupRequest: (req, ctx) => {
+          const c = ctx as { mine?: { name: string; rv: string }[]; i?: number; cur?: { name: string; rv: string } };
+          if (!c.mine) {
+            const k = nextConn++;
+            c.mine = leases.slice(k * per, (k + 1) * per);
+            c.i = 0;
+          }
+          const lease = c.mine[(c.i as number) % c.mine.length] as { name: string; rv: string };
+          c.i = (c.i as number) + 1;
+          c.cur = lease;
+          return {
+            ...req,
+            path: `/api/v1/leases/${lease.name}`,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              apiVersion: 'coordination/v1',
+              kind: 'Lease',
+              metadata: { name: lease.name, namespace: 'node-lease', resourceVersion: lease.rv },
+              spec: { holderIdentity: lease.name, leaseDurationSeconds: 40, renewTime: new Date().toISOString() },
+            }),
+          };
+        },
+        onResponse: (status, body, ctx) => {
+          const c = ctx as { cur?: { name: string; rv: string } };
+          if (status === 200 && c.cur) {
+            const m = /"resourceVersion":"(\d+)"/.exec(body);
+            if (m) c.cur.rv = m[1] as string;
+          }
+        },
+      },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    total: result.requests.total,
+  };
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+export async function createLeases(url: string, n: number, prefix = 'bench-node-'): Promise<{ name: string; rv: string }[]> {
+  const out: { name: string; rv: string }[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = `${prefix}${i}`;
+    const res = await fetch(`${url}/api/v1/leases`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        metadata: { name },
+        spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new Date().toISOString() },
+      }),
+    });
+    if (res.status !== 201 && res.status !== 200) throw new Error(`creating lease ${name}: HTTP ${res.status} ${await res.text()}`);
+    const body = (await res.json()) as { metadata: { resourceVersion: string } };
+    out.push({ name, rv: body.metadata.resourceVersion });
+  }
+  return out;
+}

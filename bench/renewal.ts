@@ -1,0 +1,59 @@
+// Benchmark 1 (issues 2 and 8): durable lease renewals on the real server vs a no-op fastify PUT route,
+// the same load generator, same connections, in one run. Prints a Markdown table for BENCHMARKS.md.
+//   npm run bench:renewal -- [--runs 3] [--duration 10] [--connections 50] [--leases 1000]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createLeases, median, renewalLoad, spawnListening, type LoadResult } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    leases: { type: 'string', default: '1000' },
+  },
+});
+const runs = Number(values.runs);
+const durationS = Number(values.duration);
+const connections = Number(values.connections);
+const nLeases = Number(values.leases);
+
+const dir = mkdtempSync(join(tmpdir(), 'shepherd-bench-'));
+const noop: LoadResult[] = [];
+const real: LoadResult[] = [];
+try {
+  for (let r = 0; r < runs; r++) {
+    // Alternate which one goes first so drift on this noisy machine hits both.
+    for (const which of r % 2 === 0 ? ['noop', 'real'] : ['real', 'noop']) {
+      if (which === 'noop') {
+        const s = await spawnListening(['--import', 'tsx', 'bench/noop-server.ts'], 'noop server');
+        const leases = Array.from({ length: nLeases }, (_, i) => ({ name: `bench-node-${i}`, rv: '1' }));
+        noop.push(await renewalLoad(s.url, leases, { connections, durationS }));
+        await s.stop();
+      } else {
+        const db = join(dir, `run-${r}.db`);
+        const s = await spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--db', db, '--no-controller', '--log-level', 'warn'], 'shepherd');
+        const leases = await createLeases(s.url, nLeases);
+        real.push(await renewalLoad(s.url, leases, { connections, durationS }));
+        await s.stop();
+      }
+      const last = (which === 'noop' ? noop : real).at(-1) as LoadResult;
+      process.stderr.write(`run ${r + 1} ${which}: ${last.rps.toFixed(0)} req/s p50 ${last.p50} ms p99 ${last.p99} ms errors ${last.errors} non-2xx ${last.non2xx}\n`);
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const m = (xs: LoadResult[], k: keyof LoadResult): number => median(xs.map((x) => x[k]));
+const row = (name: string, xs: LoadResult[]): string =>
+  `| ${name} | ${m(xs, 'rps').toFixed(0)} | ${m(xs, 'p50')} | ${m(xs, 'p99')} | ${xs.reduce((a, x) => a + x.errors + x.non2xx, 0)} |`;
+console.log(`Renewal benchmark: ${runs} runs × ${durationS}s, ${connections} keep-alive connections, ${nLeases} leases, medians\n`);
+console.log('| target | req/s | p50 ms | p99 ms | errors + non-2xx |');
+console.log('|---|---|---|---|---|');
+console.log(row('no-op fastify PUT (baseline)', noop));
+console.log(row('shepherd PUT /api/v1/leases/{name} (durable)', real));
+console.log(
+  `\nthroughput ratio ${(m(real, 'rps') / m(noop, 'rps')).toFixed(2)} (target ≥ 0.90); p99 ratio ${(m(real, 'p99') / Math.max(1, m(noop, 'p99'))).toFixed(2)} (target ≤ 2)`,
+);

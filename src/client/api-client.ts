@@ -1,0 +1,78 @@
+import type { Event } from '../core/event.js';
+import type { Lease } from '../core/lease.js';
+import type { Node } from '../core/node.js';
+import type { Zone } from '../core/zone.js';
+
+/**
+ * The typed API every client part uses: the agent, sheepctl and the node lifecycle controller. Two
+ * implementations share it: `HttpApiClient` (undici, over the wire) and `LocalApiClient` (in-process, over the
+ * server's registry), so the controller runs one code path whether it lives in the server or alone.
+ * Errors are the classes of core/errors.ts (NotFoundError, ConflictError, GoneError, ...).
+ */
+export interface ApiClient {
+  readonly nodes: NodeClient;
+  /** Node leases (namespace `node-lease`) unless another namespace is named. */
+  leases(namespace?: string): ResourceClient<Lease>;
+  readonly events: ResourceClient<Event>;
+  readonly zones: ResourceClient<Zone>;
+  version(options?: RequestOptions): Promise<VersionInfo>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+export interface ListOptions extends RequestOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface WatchRequest extends ListOptions {
+  /** Watch changes after this resourceVersion; "" or "0" starts with an ADDED for every current object. */
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+}
+
+export interface ObjectList<T> {
+  apiVersion: string;
+  kind: string;
+  metadata: { resourceVersion: string };
+  items: T[];
+}
+
+/** A watch event; ERROR events are thrown from the iterator as the matching error class (GoneError for 410). */
+export type WatchEvent<T> =
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T }
+  | { type: 'BOOKMARK'; object: { kind: string; apiVersion: string; metadata: { resourceVersion: string } } };
+
+/** What a create or update sends: server-set metadata fields are optional. */
+export type Writable<T> = T extends { metadata: infer M }
+  ? Omit<T, 'metadata' | 'apiVersion' | 'kind'> & {
+      apiVersion?: string;
+      kind?: string;
+      metadata: Partial<M> & { name?: string };
+    }
+  : never;
+
+export interface ResourceClient<T> {
+  get(name: string, options?: RequestOptions): Promise<T>;
+  list(options?: ListOptions): Promise<ObjectList<T>>;
+  create(obj: Writable<T>, options?: RequestOptions): Promise<T>;
+  /** PUT: obj.metadata.resourceVersion is required (optimistic locking). */
+  update(obj: Writable<T>, options?: RequestOptions): Promise<T>;
+  delete(name: string, options?: RequestOptions): Promise<T>;
+  /** One watch stream; ends when the server ends it or the signal aborts. */
+  watch(request: WatchRequest): AsyncIterable<WatchEvent<T>>;
+}
+
+export interface NodeClient extends ResourceClient<Node> {
+  /** PUT /status: replaces status only; carries metadata.resourceVersion. */
+  updateStatus(obj: Writable<Node>, options?: RequestOptions): Promise<Node>;
+}
+
+export interface VersionInfo {
+  version: string;
+  gitCommit?: string;
+  storage: string;
+}

@@ -1,0 +1,59 @@
+import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../core/duration.js';
+
+/** commander argParsers that fail with one clear sentence naming the flag's expected form. */
+export function durationFlag(value: string): number {
+  try {
+    const ms = parseDuration(value);
+    if (ms < 0) throw new Error('must not be negative');
+    return ms;
+  } catch (err) {
+    throw new InvalidArgumentError(`${(err as Error).message}`);
+  }
+}
+
+export function positiveNumberFlag(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a non-negative number');
+  return n;
+}
+
+export function fractionFlag(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1) throw new InvalidArgumentError('must be a number in (0, 1]');
+  return n;
+}
+
+export function intFlag(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('must be a whole number');
+  return Number(value);
+}
+
+/** `k=v,k2=v2` (as --labels and --feature-gates take). */
+export function keyValueList(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new InvalidArgumentError(`"${part}" is not key=value`);
+    out[part.slice(0, eq)] = part.slice(eq + 1);
+  }
+  return out;
+}
+
+/** Repeatable, comma-separated address list (`--api-addr a:1 --api-addr b:2` or `--api-addr a:1,b:2`). */
+export function collectAddresses(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+}
+
+/** Splits `host:port` for listen addresses; `:9876` means all interfaces. */
+export function parseListen(value: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('must be host:port, e.g. 127.0.0.1:9876 or 0.0.0.0:9876');
+  const port = Number(m[3]);
+  if (port > 65535) throw new InvalidArgumentError('port must be at most 65535');
+  return { host: m[1] ?? (m[2] === '' ? '0.0.0.0' : (m[2] as string)), port };
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}

@@ -1,0 +1,134 @@
+import { Command, Option } from 'commander';
+import { formatDuration } from '../core/duration.js';
+import {
+  collectAddresses,
+  durationFlag,
+  fractionFlag,
+  intFlag,
+  keyValueList,
+  parseListen,
+  positiveNumberFlag,
+} from './flag-parsers.js';
+
+export const MODES = ['server', 'agent', 'controller', 'fleet'] as const;
+export type Mode = (typeof MODES)[number];
+
+const d = (ms: number): string => formatDuration(ms);
+
+/**
+ * Every `shepherd` flag, grouped by mode in `--help`, with the kube-controller-manager / kubelet /
+ * kube-apiserver names and defaults where one exists. Values are parsed here so a bad flag fails at start-up
+ * with one sentence; `resolveConfig` then checks what only makes sense per mode.
+ */
+export function buildShepherdCommand(version: string): Command {
+  const cmd = new Command('shepherd')
+    .description(
+      'shepherd: a node-lifecycle control plane.\n\n' +
+        '  shepherd --mode server                      API server on SQLite (./shepherd.db) with the node lifecycle controller\n' +
+        '  shepherd --mode agent --api-addr HOST:PORT  register this machine and keep its lease and status fresh\n' +
+        '  shepherd --mode controller --api-addr ...   run the node lifecycle controller alone (server has --no-controller)\n' +
+        '  shepherd --mode fleet --nodes N ...         simulate N agents (load tests and failure drills)\n\n' +
+        'Durations use Go syntax: 100ms, 5s, 1m30s.',
+    )
+    .version(version, '--version', 'print the version and exit')
+    .helpOption('-h, --help', 'show this help')
+    .allowExcessArguments(false)
+    .addOption(new Option('--mode <mode>', 'what this process runs').choices(MODES).default('server'))
+    .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).default('info'))
+    .addOption(new Option('--log-format <format>', 'log line format').choices(['json', 'text']).default('text'))
+    .addOption(
+      new Option('--health-probe-bind-address <host:port>', 'agent/controller/fleet: serve /healthz, /readyz and /metrics here (off by default)'),
+    );
+
+  cmd.optionsGroup('Server (--mode server):');
+  cmd
+    .addOption(new Option('--listen <host:port>', 'address the API listens on').default('127.0.0.1:9876').argParser((v) => (parseListen(v), v)))
+    .addOption(new Option('--db <path>', 'SQLite database file (created if missing)').default('./shepherd.db'))
+    .addOption(new Option('--event-ttl <duration>', 'how long Events are kept after their last occurrence').default(3_600_000, d(3_600_000)).argParser(durationFlag))
+    .addOption(
+      new Option('--watch-history <duration>', 'change history kept for watch resumes (at least)').default(300_000, d(300_000)).argParser(durationFlag),
+    )
+    .addOption(new Option('--no-controller', 'do not run the node lifecycle controller in this process (run --mode controller instead)'));
+
+  cmd.optionsGroup('Clients (--mode agent|controller|fleet):');
+  cmd
+    .addOption(
+      new Option('--api-addr <address>', 'API server host:port or URL; repeat or comma-separate to fail over between servers')
+        .env('SHEPHERD_API')
+        .argParser(collectAddresses),
+    )
+    .addOption(new Option('--token-file <path>', 'file holding the bearer token to send'))
+    .addOption(new Option('--certificate-authority <path>', 'CA bundle to verify the server certificate (https)'));
+
+  cmd.optionsGroup('Agent (--mode agent):');
+  cmd
+    .addOption(new Option('--node-name <name>', 'node name (default: the host name, lowercased)'))
+    .addOption(new Option('--zone <zone>', 'value of the topology.kubernetes.io/zone label'))
+    .addOption(new Option('--region <region>', 'value of the topology.kubernetes.io/region label'))
+    .addOption(new Option('--labels <k=v,...>', 'extra node labels').argParser(keyValueList).default({}, 'none'))
+    .addOption(new Option('--lease-duration <duration>', 'Lease duration; renewed every quarter of it').default(40_000, d(40_000)).argParser(durationFlag))
+    .addOption(
+      new Option('--node-status-update-frequency <duration>', 'how often node status is computed').default(10_000, d(10_000)).argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--node-status-report-frequency <duration>', 'post unchanged status at least this often').default(300_000, d(300_000)).argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--memory-pressure-threshold <fraction>', 'MemoryPressure=True when available memory falls below this fraction')
+        .default(0.05)
+        .argParser(fractionFlag),
+    )
+    .addOption(
+      new Option('--disk-pressure-threshold <fraction>', 'DiskPressure=True when free disk falls below this fraction').default(0.1).argParser(fractionFlag),
+    );
+
+  cmd.optionsGroup('Node lifecycle controller (--mode server|controller), kube-controller-manager names:');
+  cmd
+    .addOption(new Option('--node-monitor-period <duration>', 'time between node health passes').default(5_000, d(5_000)).argParser(durationFlag))
+    .addOption(
+      new Option('--node-monitor-grace-period <duration>', 'silence after which a node with a Ready condition is marked Unknown')
+        .default(50_000, d(50_000))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--node-startup-grace-period <duration>', 'grace for a node that never posted a Ready condition').default(60_000, d(60_000)).argParser(durationFlag),
+    )
+    .addOption(new Option('--node-eviction-rate <nodes/s>', 'NoExecute taints per second per healthy zone').default(0.1).argParser(positiveNumberFlag))
+    .addOption(
+      new Option('--secondary-node-eviction-rate <nodes/s>', 'taint rate in a partially disrupted zone larger than --large-cluster-size-threshold')
+        .default(0.01)
+        .argParser(positiveNumberFlag),
+    )
+    .addOption(
+      new Option('--large-cluster-size-threshold <nodes>', 'zones up to this size stop tainting when partially disrupted').default(50).argParser(intFlag),
+    )
+    .addOption(
+      new Option('--unhealthy-zone-threshold <fraction>', 'not-ready fraction (and at least 3 nodes) that makes a zone PartialDisruption')
+        .default(0.55)
+        .argParser(fractionFlag),
+    )
+    .addOption(
+      new Option('--feature-gates <Gate=bool,...>', 'feature gates: NodeControllerLeaseCircuitBreaker (default true)').argParser(keyValueList).default({}, 'none'),
+    );
+
+  cmd.optionsGroup('Fleet simulator (--mode fleet):');
+  cmd
+    .addOption(new Option('--nodes <n>', 'simulated agents').default(100).argParser(intFlag))
+    .addOption(new Option('--zones <n>', 'zones the simulated nodes are spread over').default(2).argParser(intFlag))
+    .addOption(new Option('--scenario <name>', 'play a scripted story: rack-failure').choices(['rack-failure']));
+  return cmd;
+}
+
+export interface FeatureGates {
+  NodeControllerLeaseCircuitBreaker: boolean;
+}
+
+export function parseFeatureGates(raw: Record<string, string>): FeatureGates {
+  const gates: FeatureGates = { NodeControllerLeaseCircuitBreaker: true };
+  for (const [k, v] of Object.entries(raw)) {
+    if (k !== 'NodeControllerLeaseCircuitBreaker') throw new Error(`unknown feature gate "${k}": known gates are NodeControllerLeaseCircuitBreaker`);
+    if (v !== 'true' && v !== 'false') throw new Error(`feature gate ${k} must be true or false, not "${v}"`);
+    gates[k] = v === 'true';
+  }
+  return gates;
+}

@@ -1,0 +1,54 @@
+/**
+ * Every long-lived part takes a Clock. Domain code never calls Date.now(), setTimeout or setInterval directly,
+ * so unit tests drive a FakeClock (test/support/fake-clock.ts) and never sleep.
+ */
+export interface Clock {
+  /** Wall-clock time in ms since the epoch (for timestamps written into objects). */
+  now(): number;
+  /** Monotonic time in ms (for grace periods and intervals; never jumps with NTP). */
+  monotonic(): number;
+  /** Resolves after ms, or rejects with an AbortError when the signal aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export function abortError(signal?: AbortSignal): Error {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof Error) return reason;
+  const err = new Error('The operation was aborted');
+  err.name = 'AbortError';
+  return err;
+}
+
+export function isAbortError(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  monotonic: () => performance.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(abortError(signal));
+        return;
+      }
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(abortError(signal));
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+/** RFC 3339 UTC with milliseconds, the API's time format. */
+export function formatTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function parseTime(s: string): number {
+  return Date.parse(s);
+}

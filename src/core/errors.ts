@@ -1,0 +1,166 @@
+/**
+ * One error hierarchy keyed by the API's Status reasons. The store, registry and controller throw these;
+ * `api/status-errors.ts` alone turns them into Status JSON and `client/` turns Status JSON back into them.
+ * Branch on the class or on `reason`, never on message text.
+ */
+export type StatusReason =
+  | 'BadRequest'
+  | 'Invalid'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'RequestEntityTooLarge'
+  | 'UnsupportedMediaType'
+  | 'TooManyRequests'
+  | 'InternalError'
+  | 'ServiceUnavailable'
+  | 'Timeout';
+
+export const STATUS_CODES: Record<StatusReason, number> = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  AlreadyExists: 409,
+  Conflict: 409,
+  Gone: 410,
+  RequestEntityTooLarge: 413,
+  UnsupportedMediaType: 415,
+  Invalid: 422,
+  TooManyRequests: 429,
+  InternalError: 500,
+  ServiceUnavailable: 503,
+  Timeout: 504,
+};
+
+export interface StatusCause {
+  field: string;
+  message: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  kind?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export class ShepherdError extends Error {
+  readonly reason: StatusReason;
+  readonly code: number;
+  readonly details: StatusDetails | undefined;
+
+  constructor(reason: StatusReason, message: string, details?: StatusDetails, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = `${reason}Error`;
+    this.reason = reason;
+    this.code = STATUS_CODES[reason];
+    this.details = details;
+  }
+}
+
+export class BadRequestError extends ShepherdError {
+  constructor(message: string, details?: StatusDetails) {
+    super('BadRequest', message, details);
+  }
+}
+export class InvalidError extends ShepherdError {
+  constructor(message: string, causes: StatusCause[], details?: Omit<StatusDetails, 'causes'>) {
+    super('Invalid', message, { ...details, causes });
+  }
+}
+export class NotFoundError extends ShepherdError {
+  constructor(kind: string, name: string, message = `${kind} "${name}" not found`) {
+    super('NotFound', message, { kind, name });
+  }
+}
+export class AlreadyExistsError extends ShepherdError {
+  constructor(kind: string, name: string) {
+    super('AlreadyExists', `${kind} "${name}" already exists`, { kind, name });
+  }
+}
+export class ConflictError extends ShepherdError {
+  constructor(kind: string, name: string, message?: string) {
+    super(
+      'Conflict',
+      message ??
+        `Operation cannot be fulfilled on ${kind} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      { kind, name },
+    );
+  }
+}
+export class GoneError extends ShepherdError {
+  constructor(message: string) {
+    super('Gone', message);
+  }
+}
+export class UnauthorizedError extends ShepherdError {
+  constructor(message = 'Unauthorized: send a valid bearer token (Authorization: Bearer <token>)') {
+    super('Unauthorized', message);
+  }
+}
+export class ForbiddenError extends ShepherdError {
+  constructor(message: string, details?: StatusDetails) {
+    super('Forbidden', message, details);
+  }
+}
+export class TooManyRequestsError extends ShepherdError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('TooManyRequests', message, { retryAfterSeconds });
+  }
+}
+export class ServiceUnavailableError extends ShepherdError {
+  constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super(
+      'ServiceUnavailable',
+      message,
+      options?.retryAfterSeconds === undefined ? undefined : { retryAfterSeconds: options.retryAfterSeconds },
+      options,
+    );
+  }
+}
+export class InternalError extends ShepherdError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('InternalError', message, undefined, options);
+  }
+}
+
+/** Builds the error class that matches a Status reason (used by the client to revive server errors). */
+export function errorFromStatus(reason: StatusReason, message: string, details?: StatusDetails): ShepherdError {
+  switch (reason) {
+    case 'NotFound':
+      return new NotFoundError(details?.kind ?? '', details?.name ?? '', message);
+    case 'AlreadyExists': {
+      const e = new AlreadyExistsError(details?.kind ?? '', details?.name ?? '');
+      e.message = message;
+      return e;
+    }
+    case 'Conflict':
+      return new ConflictError(details?.kind ?? '', details?.name ?? '', message);
+    case 'Gone':
+      return new GoneError(message);
+    case 'Invalid':
+      return new InvalidError(message, details?.causes ?? [], { ...details });
+    case 'BadRequest':
+      return new BadRequestError(message, details);
+    case 'Unauthorized':
+      return new UnauthorizedError(message);
+    case 'Forbidden':
+      return new ForbiddenError(message, details);
+    case 'TooManyRequests':
+      return new TooManyRequestsError(message, details?.retryAfterSeconds ?? 1);
+    case 'ServiceUnavailable':
+      return new ServiceUnavailableError(message, details?.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: details.retryAfterSeconds });
+    case 'InternalError':
+      return new InternalError(message);
+    default:
+      return new ShepherdError(reason, message, details);
+  }
+}
+
+export function isReason(err: unknown, reason: StatusReason): boolean {
+  return err instanceof ShepherdError && err.reason === reason;
+}
