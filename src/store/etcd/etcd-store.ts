@@ -1,0 +1,234 @@
+import { Etcd3, type IRequestOp, type ITxnResponse } from 'etcd3';
+import { systemClock, type Clock } from '../../core/clock.js';
+import { AlreadyExistsError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js';
+import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
+import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
+import { decodeKv, decodeObject, encodeObject, EtcdKeys, nameOfKey, prefixRangeEnd, storageError } from './etcd-codec.js';
+import { runCompactor } from './etcd-compactor.js';
+import { etcdWatch } from './etcd-watch.js';
+
+export interface EtcdStoreOptions {
+  /** Client URLs, e.g. `http://127.0.0.1:2379` (kube-apiserver's --etcd-servers). */
+  endpoints: string[];
+  /** Key prefix (kube-apiserver's --etcd-prefix); default `/shepherd`. */
+  prefix?: string;
+  log?: Logger;
+  clock?: Clock;
+  /** Default 60 s. */
+  compactionIntervalMs?: number;
+  /** History kept for watch resumes; at least 5 min (shorter values are raised to it). */
+  historyRetentionMs?: number;
+  /** Connect timeout; default 5 s. */
+  dialTimeoutMs?: number;
+}
+
+const MIN_RETENTION_MS = 5 * 60_000;
+const DEFAULT_COMPACTION_INTERVAL_MS = 60_000;
+
+/** Connects, checks that etcd answers (ServiceUnavailableError if not) and starts the compactor. */
+export async function openEtcdStore(options: EtcdStoreOptions): Promise<EtcdStore> {
+  const store = new EtcdStore(options);
+  try {
+    await store.currentRevision();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  store.startCompactor();
+  return store;
+}
+
+/**
+ * Store on etcd, the way the kube-apiserver uses it: resourceVersion = mod_revision, list revision = header
+ * revision, compare-and-swap by transactions on mod_revision, watch by etcd watch. etcd's revision is global
+ * over every key, so writes under other prefixes bump it too: revisions increase strictly but not densely.
+ */
+export class EtcdStore implements Store {
+  readonly kind = 'etcd';
+  readonly endpoints: readonly string[];
+  readonly #client: Etcd3;
+  readonly #keys: EtcdKeys;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #options: EtcdStoreOptions;
+  readonly #inflight = new Set<Promise<unknown>>();
+  readonly #watchStoppers = new Set<() => void>();
+  readonly #stopCompaction = new AbortController();
+  #compactionLoop: Promise<void> = Promise.resolve();
+  #compacted = 0;
+  #closed = false;
+
+  /** Use openEtcdStore, which also checks the connection and starts compaction. */
+  constructor(options: EtcdStoreOptions) {
+    this.#options = options;
+    this.endpoints = [...options.endpoints];
+    this.#client = new Etcd3({ hosts: this.endpoints as string[], dialTimeout: options.dialTimeoutMs ?? 5000 });
+    this.#keys = new EtcdKeys((options.prefix ?? '/shepherd').replace(/\/+$/, ''));
+    this.#clock = options.clock ?? systemClock;
+    this.#log = (options.log ?? silentLogger).child({ component: 'etcd-store' });
+  }
+
+  get prefix(): string {
+    return this.#keys.prefix;
+  }
+
+  startCompactor(): void {
+    const config = {
+      intervalMs: this.#options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
+      retentionMs: Math.max(this.#options.historyRetentionMs ?? MIN_RETENTION_MS, MIN_RETENTION_MS),
+    };
+    const target = { currentRevision: () => this.currentRevision(), compact: (r: number) => this.compact(r) };
+    this.#compactionLoop = runCompactor({ clock: this.#clock, log: this.#log, target }, config, this.#stopCompaction.signal);
+  }
+
+  async get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]> {
+    const res = await this.#call(() => this.#client.kv.range({ key: this.#keys.object(resource, key) }));
+    const kv = res.kvs[0];
+    if (!kv) throw new NotFoundError(resource, nameOfKey(resource, key));
+    return decodeKv<ResourceTypes[R]>(kv);
+  }
+
+  async list<R extends Resource>(resource: R, options: { prefix?: string } = {}): Promise<ListResult<ResourceTypes[R]>> {
+    const start = Buffer.from(this.#keys.kind(resource) + (options.prefix ?? ''));
+    // One range read: its items and its header revision come from the same snapshot. etcd sorts by key.
+    const res = await this.#call(() => this.#client.kv.range({ key: start, range_end: prefixRangeEnd(start) }));
+    return { items: res.kvs.map((kv) => decodeKv<ResourceTypes[R]>(kv)), revision: Number(res.header.revision) };
+  }
+
+  async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
+    const key = this.#keys.object(resource, keyOf(resource, obj));
+    const res = await this.#txn(
+      [{ key, target: 'Create', result: 'Equal', create_revision: 0 }],
+      [{ request_put: { key, value: encodeObject(obj) } }],
+      [],
+    );
+    if (!res.succeeded) throw new AlreadyExistsError(resource, obj.metadata.name);
+    return withRevision(obj, res.header.revision);
+  }
+
+  async update<R extends Resource>(resource: R, obj: ResourceTypes[R], expectedResourceVersion: string): Promise<ResourceTypes[R]> {
+    const key = this.#keys.object(resource, keyOf(resource, obj));
+    const expected = /^\d+$/.test(expectedResourceVersion) ? expectedResourceVersion : '-1';
+    const res = await this.#txn(
+      // Create > 0 as well: an absent key has mod_revision 0, and "expected 0" must not create it.
+      [
+        { key, target: 'Create', result: 'Greater', create_revision: 0 },
+        { key, target: 'Mod', result: 'Equal', mod_revision: expected },
+      ],
+      [{ request_put: { key, value: encodeObject(obj) } }],
+      [{ request_range: { key, keys_only: true } }],
+    );
+    if (!res.succeeded) throw this.#casFailure(resource, obj.metadata.name, res);
+    return withRevision(obj, res.header.revision);
+  }
+
+  async delete<R extends Resource>(resource: R, key: string, options: { expectedResourceVersion?: string } = {}): Promise<ResourceTypes[R]> {
+    const k = this.#keys.object(resource, key);
+    const expected = options.expectedResourceVersion;
+    const compare =
+      expected === undefined
+        ? [{ key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 }]
+        : [
+            { key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 },
+            { key: k, target: 'Mod' as const, result: 'Equal' as const, mod_revision: /^\d+$/.test(expected) ? expected : '-1' },
+          ];
+    const res = await this.#txn(compare, [{ request_delete_range: { key: k, prev_kv: true } }], [{ request_range: { key: k, keys_only: true } }]);
+    if (!res.succeeded) throw this.#casFailure(resource, nameOfKey(resource, key), res);
+    const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
+    if (!prev) throw new NotFoundError(resource, nameOfKey(resource, key));
+    // The last state, stamped with the deletion's revision (what a watcher sees in the DELETED event).
+    return decodeObject<ResourceTypes[R]>(prev.value, res.header.revision);
+  }
+
+  watch<R extends Resource>(resource: R, fromRevision: number, options: WatchOptions = {}): AsyncIterable<StoreEvent<ResourceTypes[R]>> {
+    if (this.#closed) return (async function* () {})();
+    const source = {
+      watchClient: this.#client.watchClient,
+      keys: this.#keys,
+      clock: this.#clock,
+      endpoints: this.endpoints,
+      compactedRevision: () => this.#compacted,
+      noteCompacted: (r: number) => {
+        this.#compacted = Math.max(this.#compacted, r);
+      },
+      track: (stop: () => void) => {
+        this.#watchStoppers.add(stop);
+        return () => this.#watchStoppers.delete(stop);
+      },
+    };
+    return etcdWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+  }
+
+  async currentRevision(): Promise<number> {
+    const res = await this.#call(() => this.#client.kv.range({ key: Buffer.from(`${this.#keys.prefix}/`), count_only: true }));
+    return Number(res.header.revision);
+  }
+
+  /**
+   * What this store compacted, or learnt from etcd refusing a watch. Another server's compactor on the same
+   * etcd is only noticed when a watch hits it (the watch then fails with Gone, which is the contract).
+   */
+  async compactedRevision(): Promise<number> {
+    this.#assertOpen();
+    return this.#compacted;
+  }
+
+  /** Compacts etcd's history up to `revision` (default: the current one). Returns the compacted revision. */
+  async compact(revision?: number): Promise<number> {
+    const target = revision ?? (await this.currentRevision());
+    if (target <= this.#compacted) return this.#compacted;
+    try {
+      await this.#call(() => this.#client.kv.compact({ revision: target, physical: true }));
+    } catch (err) {
+      // Someone (another server's compactor) got there first: that is as good as ours.
+      if (!(err instanceof Error && /required revision has been compacted/.test(err.message))) throw err;
+    }
+    this.#compacted = Math.max(this.#compacted, target);
+    this.#log.debug({ compactedRevision: target }, 'compacted etcd history');
+    return this.#compacted;
+  }
+
+  /** Ends every watch, waits for writes in flight, stops compaction and closes the connection. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const stop of [...this.#watchStoppers]) stop();
+    this.#stopCompaction.abort();
+    await Promise.allSettled([...this.#inflight, this.#compactionLoop]);
+    this.#client.close();
+  }
+
+  #casFailure(resource: Resource, name: string, res: ITxnResponse): Error {
+    const exists = (res.responses[0]?.response_range.count ?? '0') !== '0';
+    return exists ? new ConflictError(resource, name) : new NotFoundError(resource, name);
+  }
+
+  #txn(compare: NonNullable<Parameters<Etcd3['kv']['txn']>[0]['compare']>, success: IRequestOp[], failure: IRequestOp[]): Promise<ITxnResponse> {
+    return this.#call(() => this.#client.kv.txn({ compare, success, failure }));
+  }
+
+  /** Runs one etcd call, mapping transport failures to ServiceUnavailable; close() waits for it. */
+  #call<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(closedError());
+    const p = fn().catch((err: unknown) => {
+      throw storageError(err, this.endpoints);
+    });
+    this.#inflight.add(p);
+    const forget = (): void => void this.#inflight.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw closedError();
+  }
+}
+
+function withRevision<T extends AnyObject>(obj: T, revision: string): T {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
+}
+
+function closedError(): ServiceUnavailableError {
+  return new ServiceUnavailableError('storage is unavailable: the store is closed (the server is shutting down)');
+}

@@ -1,0 +1,271 @@
+import Database from 'better-sqlite3';
+import { systemClock, type Clock } from '../../core/clock.js';
+import { InternalError, NotFoundError, ServiceUnavailableError, ShepherdError } from '../../core/errors.js';
+import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
+import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
+import { WatchHub } from '../watch-hub.js';
+import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
+import { prepareStatements, type Statements } from './statements.js';
+import { watchStream } from './watch-stream.js';
+import { applyBatch, ChangeEntry, type PendingWrite, type WriteOp } from './write-batch.js';
+
+export interface SqliteStoreOptions {
+  /** DB file; parent dir must exist. */
+  path: string;
+  /** Default systemClock (used for history retention timestamps and the compaction period). */
+  clock?: Clock;
+  log?: Logger;
+  /** Keep at least this much change history for watch resumes; default 5 min. */
+  historyRetentionMs?: number;
+  /** Default 10 s. */
+  compactionIntervalMs?: number;
+  /** For the commit-latency / batch-size metrics. */
+  onCommit?: (batchSize: number, durationMs: number) => void;
+  /** Events a watcher may fall behind before it is ended with Gone; default 10,000. */
+  watchQueueCapacity?: number;
+  /** Where the .sql migrations are; default `migrations/` of the package. */
+  migrationsDir?: string;
+}
+
+const DEFAULT_RETENTION_MS = 5 * 60_000;
+const DEFAULT_COMPACTION_INTERVAL_MS = 10_000;
+const DEFAULT_WATCH_QUEUE = 10_000;
+
+/** Opens (creating and migrating as needed) the database at `options.path` and starts compaction. */
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
+  return new SqliteStore(openDatabase(options.path, options.migrationsDir), options);
+}
+
+/**
+ * The embedded Store: objects updated in place, one global revision, a change log for watch resumes.
+ * Writes are group-committed: every write queued in one event-loop turn is applied in one fsynced
+ * transaction at setImmediate, each with its own outcome, in call order.
+ */
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #stmts: Statements;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #retentionMs: number;
+  readonly #onCommit: SqliteStoreOptions['onCommit'];
+  readonly #hub = new WatchHub<ChangeEntry>();
+  readonly #watchQueueCapacity: number;
+  readonly #stopCompaction = new AbortController();
+  readonly #compactionLoop: Promise<void>;
+  #revision: number;
+  #compacted: number;
+  #queue: PendingWrite[] = [];
+  #scheduled: NodeJS.Immediate | undefined;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  /** Use openSqliteStore; this takes a database already opened and migrated by it. */
+  constructor(db: Database.Database, options: SqliteStoreOptions) {
+    this.path = options.path;
+    this.#db = db;
+    this.#stmts = prepareStatements(db);
+    this.#clock = options.clock ?? systemClock;
+    this.#log = (options.log ?? silentLogger).child({ component: 'sqlite-store' });
+    this.#retentionMs = options.historyRetentionMs ?? DEFAULT_RETENTION_MS;
+    this.#onCommit = options.onCommit;
+    this.#watchQueueCapacity = options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE;
+    const meta = this.#stmts.readMeta.get();
+    if (!meta) throw new InternalError(`database ${this.path} has no meta row: it is not a shepherd database`);
+    this.#revision = meta.revision;
+    this.#compacted = meta.compacted_revision;
+    this.#compactionLoop = this.#runCompaction(options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS);
+  }
+
+  async get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]> {
+    const row = this.#read(() => this.#stmts.getObject.get(resource, key));
+    if (row === undefined) throw new NotFoundError(resource, resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key);
+    return JSON.parse(row.value) as ResourceTypes[R];
+  }
+
+  async list<R extends Resource>(resource: R, options: { prefix?: string } = {}): Promise<ListResult<ResourceTypes[R]>> {
+    const prefix = options.prefix ?? '';
+    // One connection and synchronous reads: nothing can commit between the rows and the revision.
+    const values = this.#read(() =>
+      prefix === ''
+        ? this.#stmts.listKind.all(resource)
+        : this.#stmts.listRange.all(resource, prefix, prefixEnd(prefix)),
+    );
+    return { items: values.map((v) => JSON.parse(v) as ResourceTypes[R]), revision: this.#revision };
+  }
+
+  async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
+    return this.#enqueue({ op: 'create', resource, key: keyOf(resource, obj), obj }) as Promise<ResourceTypes[R]>;
+  }
+
+  async update<R extends Resource>(resource: R, obj: ResourceTypes[R], expectedResourceVersion: string): Promise<ResourceTypes[R]> {
+    const op: WriteOp = { op: 'update', resource, key: keyOf(resource, obj), obj, expected: expectedResourceVersion };
+    return this.#enqueue(op) as Promise<ResourceTypes[R]>;
+  }
+
+  async delete<R extends Resource>(resource: R, key: string, options: { expectedResourceVersion?: string } = {}): Promise<ResourceTypes[R]> {
+    return this.#enqueue({ op: 'delete', resource, key, expected: options.expectedResourceVersion }) as Promise<ResourceTypes[R]>;
+  }
+
+  watch<R extends Resource>(resource: R, fromRevision: number, options: WatchOptions = {}): AsyncIterable<StoreEvent<ResourceTypes[R]>> {
+    if (this.#closed) return (async function* () {})();
+    const source = {
+      hub: this.#hub,
+      clock: this.#clock,
+      queueCapacity: this.#watchQueueCapacity,
+      readChanges: (r: Resource, after: number, upTo: number, limit: number) =>
+        this.#read(() => this.#stmts.changesAfter.all(r, after, upTo, limit)).map(
+          (row) => new ChangeEntry(r, row.type, row.revision, row.value),
+        ),
+      compactedRevision: () => this.#compacted,
+      currentRevision: () => this.#revision,
+      closed: () => this.#closed,
+    };
+    return watchStream(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+  }
+
+  async currentRevision(): Promise<number> {
+    this.#assertOpen();
+    return this.#revision;
+  }
+
+  async compactedRevision(): Promise<number> {
+    this.#assertOpen();
+    return this.#compacted;
+  }
+
+  /**
+   * Drops change history: up to `upToRevision` when given (tests, admin), else everything committed longer
+   * than historyRetentionMs ago. Returns the new compacted revision.
+   */
+  compact(upToRevision?: number): number {
+    this.#assertOpen();
+    const cutoff = this.#clock.now() - this.#retentionMs;
+    const target = Math.min(upToRevision ?? this.#stmts.newestChangeBefore.get(cutoff) ?? 0, this.#revision);
+    if (target <= this.#compacted) return this.#compacted;
+    const deleted = compactChangeLog(this.#db, this.#stmts, target);
+    this.#compacted = target;
+    this.#log.debug({ compactedRevision: target, deleted }, 'compacted the change log');
+    return target;
+  }
+
+  /** Page and WAL figures, for tests, metrics and `sheepctl` diagnostics. */
+  stats(): DatabaseStats {
+    this.#assertOpen();
+    return databaseStats(this.#db, this.path, this.#stmts);
+  }
+
+  /** The connection itself, for tests and diagnostics only: writing through it bypasses revisions and watches. */
+  get database(): Database.Database {
+    return this.#db;
+  }
+
+  /** Ends every watch, commits pending writes, stops compaction, checkpoints and closes the database. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    this.#hub.endAll();
+    if (this.#scheduled) clearImmediate(this.#scheduled);
+    this.#commit();
+    this.#closed = true;
+    this.#stopCompaction.abort();
+    await this.#compactionLoop;
+    try {
+      checkpoint(this.#db, 'TRUNCATE');
+    } catch (err) {
+      this.#log.warn({ err }, 'final WAL checkpoint failed; the next open recovers from the WAL');
+    }
+    this.#db.close();
+  }
+
+  #enqueue(op: WriteOp): Promise<AnyObject> {
+    if (this.#closed) return Promise.reject(closedError());
+    return new Promise<AnyObject>((resolve, reject) => {
+      this.#queue.push({ ...op, resolve, reject });
+      this.#scheduled ??= setImmediate(() => this.#commit());
+    });
+  }
+
+  /** Group commit: one transaction, one fsync, for everything queued since the last one. */
+  #commit(): void {
+    this.#scheduled = undefined;
+    const batch = this.#queue;
+    if (batch.length === 0) return;
+    this.#queue = [];
+    const started = this.#clock.monotonic();
+    let result: ReturnType<typeof applyBatch>;
+    try {
+      result = this.#db.transaction(() => applyBatch(this.#stmts, batch, this.#revision, this.#clock.now()))();
+    } catch (err) {
+      const failure = storageError(err);
+      this.#log.error({ err, batchSize: batch.length }, 'commit failed; every write of the batch was refused');
+      for (const w of batch) w.reject(failure);
+      return;
+    }
+    this.#revision = result.revision;
+    for (const change of result.changes) this.#hub.publish(change.resource, change);
+    result.outcomes.forEach((o, i) => (o.ok ? batch[i]?.resolve(o.object) : batch[i]?.reject(o.error)));
+    try {
+      this.#onCommit?.(batch.length, this.#clock.monotonic() - started);
+    } catch (err) {
+      this.#log.warn({ err }, 'onCommit hook failed');
+    }
+  }
+
+  #read<T>(fn: () => T): T {
+    this.#assertOpen();
+    try {
+      return fn();
+    } catch (err) {
+      throw storageError(err);
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw closedError();
+  }
+
+  async #runCompaction(intervalMs: number): Promise<void> {
+    const signal = this.#stopCompaction.signal;
+    while (!signal.aborted) {
+      try {
+        await this.#clock.sleep(intervalMs, signal);
+      } catch {
+        return;
+      }
+      if (this.#closed) return;
+      try {
+        this.compact();
+        // TRUNCATE resets the WAL to zero bytes; with writes waiting, a PASSIVE pass does not hold them up.
+        checkpoint(this.#db, this.#queue.length === 0 ? 'TRUNCATE' : 'PASSIVE');
+      } catch (err) {
+        this.#log.warn({ err }, 'change-log compaction failed; retrying at the next interval');
+      }
+    }
+  }
+}
+
+function closedError(): ServiceUnavailableError {
+  return new ServiceUnavailableError('storage is unavailable: the store is closed (the server is shutting down)');
+}
+
+function storageError(err: unknown): Error {
+  if (err instanceof Database.SqliteError) {
+    return new ServiceUnavailableError(`storage is unavailable: ${err.message} (${err.code}); retry later`, {
+      cause: err,
+      retryAfterSeconds: 1,
+    });
+  }
+  if (err instanceof ShepherdError) return err;
+  return new InternalError(`storage failed unexpectedly: ${String(err)}`, { cause: err });
+}
+
+/** Smallest string above every key that starts with `prefix` (keys are ASCII names). */
+function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}

@@ -1,0 +1,124 @@
+import type { Clock } from '../../core/clock.js';
+import { BadRequestError, GoneError } from '../../core/errors.js';
+import type { AnyObject, Resource } from '../../core/kinds.js';
+import type { StoreEvent, WatchOptions } from '../store.js';
+import type { Subscription, WatchHub } from '../watch-hub.js';
+import type { ChangeEntry } from './write-batch.js';
+
+/** Rows read from the change log per step of a replay, so a long replay never holds everything in memory. */
+const REPLAY_CHUNK = 500;
+
+/** What a watch needs from the store; everything here is synchronous and reads committed state. */
+export interface WatchSource {
+  hub: WatchHub<ChangeEntry>;
+  clock: Clock;
+  queueCapacity: number;
+  /** Logged changes of `resource` with after < revision <= upTo, oldest first, at most `limit`. */
+  readChanges(resource: Resource, after: number, upTo: number, limit: number): ChangeEntry[];
+  compactedRevision(): number;
+  currentRevision(): number;
+  /** True once the store closed: a watch first iterated after that ends at once. */
+  closed(): boolean;
+}
+
+function toEvent(e: ChangeEntry): StoreEvent<AnyObject> {
+  return { type: e.type, object: e.object, revision: e.revision };
+}
+
+function tooOld(from: number, oldest: number): GoneError {
+  return new GoneError(`too old resource version: ${from} (oldest ${oldest})`);
+}
+
+/**
+ * Every change of `resource` after `from`: a replay from the change log, then live events from the fan-out.
+ * The hand-over is race-free because we subscribe before noting the newest revision and reading the replay
+ * (commits publish synchronously, so everything above that revision lands in the subscription and
+ * everything up to it is in the log); live events not above the last delivered revision are dropped.
+ */
+export async function* watchStream(
+  src: WatchSource,
+  resource: Resource,
+  from: number,
+  options: WatchOptions = {},
+): AsyncGenerator<StoreEvent<AnyObject>> {
+  if (!Number.isSafeInteger(from) || from < 0) {
+    throw new BadRequestError(`invalid resource version ${String(from)}: use a non-negative integer`);
+  }
+  const { signal } = options;
+  if (signal?.aborted || src.closed()) return;
+  const sub = src.hub.subscribe(resource, src.queueCapacity);
+  const onAbort = (): void => sub.end();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const oldest = src.compactedRevision();
+    if (from < oldest) throw tooOld(from, oldest);
+    const upTo = src.currentRevision();
+    let last = from;
+    while (last < upTo && !sub.ended) {
+      // A replay slower than the retention window could see its next rows compacted away under it.
+      if (src.compactedRevision() > last) throw tooOld(last, src.compactedRevision());
+      const chunk = src.readChanges(resource, last, upTo, REPLAY_CHUNK);
+      if (chunk.length === 0) break;
+      for (const e of chunk) {
+        yield toEvent(e);
+        last = e.revision;
+      }
+    }
+    yield* liveEvents(src, resource, sub, Math.max(last, upTo), options.progressIntervalMs);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    sub.end();
+  }
+}
+
+async function* liveEvents(
+  src: WatchSource,
+  resource: Resource,
+  sub: Subscription<ChangeEntry>,
+  after: number,
+  progressIntervalMs: number | undefined,
+): AsyncGenerator<StoreEvent<AnyObject>> {
+  const { clock } = src;
+  let last = after;
+  let lastYield = clock.monotonic();
+  for (;;) {
+    if (sub.overflowed) {
+      throw new GoneError(
+        `watch of ${resource} fell more than ${src.queueCapacity} events behind at resource version ${last}: relist and watch again`,
+      );
+    }
+    const batch = sub.take();
+    if (batch.length > 0) {
+      for (const e of batch) {
+        if (sub.ended && !sub.overflowed) return;
+        if (e.revision <= last) continue;
+        yield toEvent(e);
+        last = e.revision;
+      }
+      lastYield = clock.monotonic();
+      continue;
+    }
+    if (sub.ended) return;
+    if (progressIntervalMs === undefined || progressIntervalMs <= 0) {
+      await sub.wait();
+      continue;
+    }
+    const idle = clock.monotonic() - lastYield;
+    if (idle >= progressIntervalMs) {
+      // The queue is empty and commits publish synchronously: every change up to the current revision is out.
+      yield { type: 'BOOKMARK', revision: Math.max(src.currentRevision(), last) };
+      lastYield = clock.monotonic();
+      continue;
+    }
+    await waitOrTimeout(sub, clock, progressIntervalMs - idle);
+  }
+}
+
+async function waitOrTimeout(sub: Subscription<ChangeEntry>, clock: Clock, ms: number): Promise<void> {
+  const timer = new AbortController();
+  try {
+    await Promise.race([sub.wait(), clock.sleep(ms, timer.signal).catch(() => undefined)]);
+  } finally {
+    timer.abort();
+  }
+}

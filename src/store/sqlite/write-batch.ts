@@ -1,0 +1,111 @@
+import Database from 'better-sqlite3';
+import { AlreadyExistsError, ConflictError, NotFoundError } from '../../core/errors.js';
+import type { AnyObject, Resource } from '../../core/kinds.js';
+import { parseRevision } from '../store.js';
+import type { ChangeType, Statements } from './statements.js';
+
+/** One queued write; `key` is computed when it is queued. */
+export type WriteOp =
+  | { op: 'create'; resource: Resource; key: string; obj: AnyObject }
+  | { op: 'update'; resource: Resource; key: string; obj: AnyObject; expected: string }
+  | { op: 'delete'; resource: Resource; key: string; expected: string | undefined };
+
+export type PendingWrite = WriteOp & { resolve(obj: AnyObject): void; reject(err: unknown): void };
+
+export type WriteOutcome = { ok: true; object: AnyObject } | { ok: false; error: unknown };
+
+/** A committed change as the fan-out sees it: the JSON is built once and parsed lazily, once, if watched. */
+export class ChangeEntry {
+  #object: AnyObject | undefined;
+
+  constructor(
+    readonly resource: Resource,
+    readonly type: ChangeType,
+    readonly revision: number,
+    readonly json: string,
+  ) {}
+
+  /** Shared by every watcher of this change: treat it as immutable (as the apiserver's watch cache does). */
+  get object(): AnyObject {
+    this.#object ??= JSON.parse(this.json) as AnyObject;
+    return this.#object;
+  }
+}
+
+export interface BatchResult {
+  outcomes: WriteOutcome[];
+  changes: ChangeEntry[];
+  revision: number;
+}
+
+function nameOf(resource: Resource, key: string): string {
+  return resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key;
+}
+
+function withRevision(obj: AnyObject, revision: number): AnyObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } } as AnyObject;
+}
+
+/**
+ * Applies a batch inside the caller's transaction. Each write is validated against the state the earlier
+ * writes of the batch left (they are already in the transaction), so two updates with the same expected
+ * resourceVersion resolve as in sequence: the first wins, the second conflicts. A write's own failure
+ * (Conflict, NotFound, AlreadyExists, an unserialisable object) is its outcome; an SQLite error aborts the
+ * whole batch by propagating, so the transaction rolls back.
+ */
+export function applyBatch(stmts: Statements, ops: readonly WriteOp[], revision: number, now: number): BatchResult {
+  const outcomes: WriteOutcome[] = [];
+  const changes: ChangeEntry[] = [];
+  for (const op of ops) {
+    try {
+      const change = applyOne(stmts, op, revision + 1, now);
+      revision++;
+      changes.push(change.entry);
+      outcomes.push({ ok: true, object: change.object });
+    } catch (err) {
+      if (err instanceof Database.SqliteError) throw err;
+      outcomes.push({ ok: false, error: err });
+    }
+  }
+  if (changes.length > 0) stmts.setRevision.run(revision);
+  return { outcomes, changes, revision };
+}
+
+function applyOne(stmts: Statements, op: WriteOp, rev: number, now: number): { entry: ChangeEntry; object: AnyObject } {
+  const { resource, key } = op;
+  if (op.op === 'delete') return applyDelete(stmts, op, rev, now);
+  const current = stmts.getObjectRevision.get(resource, key);
+  if (op.op === 'create' && current !== undefined) throw new AlreadyExistsError(resource, nameOf(resource, key));
+  if (op.op === 'update') {
+    if (current === undefined) throw new NotFoundError(resource, nameOf(resource, key));
+    if (parseRevision(op.expected) !== current) throw new ConflictError(resource, nameOf(resource, key));
+  }
+  const object = withRevision(op.obj, rev);
+  // Serialise before touching the database so a bad object fails alone, leaving nothing half-written.
+  const json = JSON.stringify(object);
+  if (op.op === 'create') stmts.insertObject.run(resource, key, rev, json);
+  else stmts.updateObject.run(rev, json, resource, key);
+  const type: ChangeType = op.op === 'create' ? 'ADDED' : 'MODIFIED';
+  stmts.insertChange.run(rev, resource, key, type, json, now);
+  return { entry: new ChangeEntry(resource, type, rev, json), object };
+}
+
+function applyDelete(
+  stmts: Statements,
+  op: Extract<WriteOp, { op: 'delete' }>,
+  rev: number,
+  now: number,
+): { entry: ChangeEntry; object: AnyObject } {
+  const { resource, key } = op;
+  const row = stmts.getObject.get(resource, key);
+  if (row === undefined) throw new NotFoundError(resource, nameOf(resource, key));
+  if (op.expected !== undefined && parseRevision(op.expected) !== row.revision) {
+    throw new ConflictError(resource, nameOf(resource, key));
+  }
+  // The last state carries the deletion's revision, as etcd's DELETE event and the apiserver's answer do.
+  const object = withRevision(JSON.parse(row.value) as AnyObject, rev);
+  const json = JSON.stringify(object);
+  stmts.deleteObject.run(resource, key);
+  stmts.insertChange.run(rev, resource, key, 'DELETED', json, now);
+  return { entry: new ChangeEntry(resource, 'DELETED', rev, json), object };
+}

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { GoneError, NotFoundError, ServiceUnavailableError } from '../../src/core/errors.js';
+import { openEtcdStore, type EtcdStore, type EtcdStoreOptions } from '../../src/store/etcd/etcd-store.js';
+import { pickCompactionRevision } from '../../src/store/etcd/etcd-compactor.js';
+import { freePort, startEtcd, type TestEtcd } from '../support/etcd.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { collectUntil, lease, nextWithin, node, rv, touched } from './fixtures.js';
+import { runStoreContract, type ContractBackend } from './store-contract.js';
+
+// One throw-away etcd for the whole file; every store gets its own key prefix so tests never see each other.
+const ctx: { etcd?: TestEtcd; seq: number } = { seq: 0 };
+
+before(async () => {
+  ctx.etcd = await startEtcd();
+});
+after(async () => {
+  await ctx.etcd?.stop();
+});
+
+async function openTestStore(options: Partial<EtcdStoreOptions> = {}): Promise<EtcdStore> {
+  assert.ok(ctx.etcd, 'etcd did not start');
+  return openEtcdStore({ endpoints: [ctx.etcd.endpoint], prefix: `/test-${process.pid}-${++ctx.seq}`, ...options });
+}
+
+async function etcdBackend(): Promise<ContractBackend> {
+  const store = await openTestStore();
+  return {
+    store,
+    cleanup: () => store.close(),
+    compact: async () => {
+      await store.compact();
+    },
+  };
+}
+
+runStoreContract('etcd', etcdBackend);
+
+describe('etcd store specifics', () => {
+  it('objects live under <prefix>/<resource>/<key>; two prefixes on one etcd are separate stores', async () => {
+    const a = await openTestStore();
+    const b = await openTestStore();
+    try {
+      const n = await a.create('nodes', node('shared'));
+      await assert.rejects(b.get('nodes', 'shared'), NotFoundError);
+      await b.create('nodes', node('shared'));
+      assert.deepEqual(await a.get('nodes', 'shared'), n);
+      assert.equal((await a.list('nodes')).items.length, 1);
+      // Revisions are etcd's global counter: b's write moved a's revision too.
+      assert.ok((await a.currentRevision()) > rv(n));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('a watch on one store sees writes made through another store on the same prefix (several servers)', async () => {
+    const a = await openTestStore();
+    const b = await openEtcdStore({ endpoints: [ctx.etcd!.endpoint], prefix: a.prefix });
+    try {
+      const from = await a.currentRevision();
+      const it = a.watch('leases', from)[Symbol.asyncIterator]();
+      const pending = nextWithin(it);
+      const l = await b.create('leases', lease('n1'));
+      const got = await pending;
+      assert.deepEqual(got.value, { type: 'ADDED', object: l, revision: rv(l) });
+      const l2 = await b.update('leases', touched(l, 1), l.metadata.resourceVersion);
+      const gone = await b.delete('leases', 'node-lease/n1');
+      const rest = await collectUntil(it, rv(gone));
+      await it.return?.();
+      assert.deepEqual(rest, [
+        { type: 'MODIFIED', object: l2, revision: rv(l2) },
+        { type: 'DELETED', object: gone, revision: rv(gone) },
+      ]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('a compaction by another server is learnt from etcd: the watch fails with Gone and compactedRevision moves', async () => {
+    const a = await openTestStore();
+    const other = await openEtcdStore({ endpoints: [ctx.etcd!.endpoint], prefix: a.prefix });
+    try {
+      const n = await a.create('nodes', node('a'));
+      await a.update('nodes', touched(n, 1), n.metadata.resourceVersion);
+      const compacted = await other.compact();
+      assert.equal(await a.compactedRevision(), 0, 'a has not seen the compaction yet');
+      const it = a.watch('nodes', rv(n) - 1)[Symbol.asyncIterator]();
+      await assert.rejects(nextWithin(it), GoneError);
+      assert.equal(await a.compactedRevision(), compacted);
+    } finally {
+      await a.close();
+      await other.close();
+    }
+  });
+
+  it('an unreachable etcd is ServiceUnavailable, with the endpoint in the message', async () => {
+    const port = await freePort();
+    await assert.rejects(
+      openEtcdStore({ endpoints: [`http://127.0.0.1:${port}`], dialTimeoutMs: 500 }),
+      (err: unknown) => err instanceof ServiceUnavailableError && err.code === 503 && err.message.includes(`127.0.0.1:${port}`),
+    );
+  });
+
+  it('the compactor compacts to the revision that was current historyRetentionMs ago (never less than 5 min)', async () => {
+    const clock = new FakeClock();
+    const store = await openTestStore({ clock, compactionIntervalMs: 60_000, historyRetentionMs: 1000 });
+    // Each compactor round does real etcd I/O: let it reach its next sleep before moving the fake clock.
+    const step = async (): Promise<void> => {
+      await waitFor(async () => clock.pendingSleepers > 0);
+      await clock.advance(60_000);
+      await waitFor(async () => clock.pendingSleepers > 0);
+    };
+    try {
+      await waitFor(async () => clock.pendingSleepers > 0); // the compactor noted the opening revision at t=0
+      const n = await store.create('nodes', node('a'));
+      await step(); // t=1m: it notes rv(n)
+      const noted = await store.currentRevision();
+      assert.equal(noted, rv(n));
+      await store.update('nodes', touched(n, 1), n.metadata.resourceVersion);
+      for (let i = 0; i < 4; i++) await step(); // t=5m: only the t=0 sample is old enough
+      assert.ok((await store.compactedRevision()) < rv(n), 'nothing of the last 5 minutes is compacted');
+      await step(); // t=6m: the t=1m sample is 5 minutes old
+      assert.equal(await store.compactedRevision(), noted);
+      const it = store.watch('nodes', noted - 1)[Symbol.asyncIterator]();
+      await assert.rejects(nextWithin(it), GoneError);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('pickCompactionRevision takes the newest sample old enough and drops it and older ones', () => {
+    const samples = [
+      { at: 0, revision: 5 },
+      { at: 10, revision: 9 },
+      { at: 20, revision: 14 },
+    ];
+    assert.equal(pickCompactionRevision(samples, -1), undefined);
+    assert.equal(pickCompactionRevision(samples, 15), 9);
+    assert.deepEqual(samples, [{ at: 20, revision: 14 }]);
+  });
+});
+
+/** The compactor's etcd call is real I/O after a fake-clock tick: poll briefly for its result. */
+async function waitFor(cond: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
