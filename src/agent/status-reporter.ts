@@ -1,0 +1,184 @@
+import type { ApiClient } from '../client/api-client.js';
+import { formatTime, type Clock } from '../core/clock.js';
+import { isReason } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { Node, NodeStatus } from '../core/node.js';
+import type { Random } from '../core/random.js';
+import { errorMessage, FailureLog, retryAfterMs } from './backoff.js';
+import { withDeadline } from './deadline.js';
+import type { HostInfo, HostProbe } from './host-probe.js';
+import {
+  computeConditions,
+  desiredStatus,
+  nextReportDelay,
+  shouldPost,
+  statusChanged,
+  type HostReadings,
+  type ReportState,
+  type Thresholds,
+} from './node-status.js';
+
+/** kubelet nodeStatusUpdateRetry. */
+export const STATUS_UPDATE_RETRIES = 5;
+/** The kubelet runs syncNodeStatus with wait.JitterUntil(…, 0.04, sliding). */
+export const STATUS_JITTER_FACTOR = 0.04;
+
+export interface StatusReporterConfig extends Thresholds {
+  nodeName: string;
+  nodeStatusUpdateFrequencyMs: number;
+  nodeStatusReportFrequencyMs: number;
+  diskPath: string;
+  version: string;
+}
+
+export interface StatusReporterDeps {
+  client: ApiClient;
+  clock: Clock;
+  random: Random;
+  log: Logger;
+  config: StatusReporterConfig;
+  host: HostProbe;
+  /** Registers the node again when it was deleted while the agent runs (a deleted node also loses its lease). */
+  recreateNode?: (signal: AbortSignal) => Promise<Node>;
+}
+
+export interface StatusStats {
+  statusPosts: number;
+  statusPostFailures: number;
+}
+
+/**
+ * The kubelet's node status loop (pkg/kubelet/kubelet_node_status.go): compute every update period, write only
+ * when something changed or the report period has passed. It compares against the last status it wrote or
+ * read instead of GETting the node every tick; a status write carries that resourceVersion and a 409 re-reads.
+ */
+export class StatusReporter {
+  readonly #d: StatusReporterDeps;
+  readonly #failures: FailureLog;
+  #node: Node | undefined;
+  #report: ReportState = { lastReportAt: undefined, delayAfterChangeMs: 0 };
+  #forced = false;
+  #notBefore = 0;
+  #diskFailing = false;
+  #stats: StatusStats = { statusPosts: 0, statusPostFailures: 0 };
+
+  constructor(deps: StatusReporterDeps) {
+    this.#d = deps;
+    this.#failures = new FailureLog(deps.log, deps.clock, `posting status of node ${deps.config.nodeName}`);
+  }
+
+  adopt(node: Node): void {
+    this.#node = node;
+  }
+
+  /**
+   * Post at the next tick even if unchanged. Called when lease renewals recover from an outage: the controller
+   * may have marked the node Unknown meanwhile, and only the agent's next status post makes it Ready again.
+   */
+  forcePost(): void {
+    this.#forced = true;
+  }
+
+  stats(): StatusStats {
+    return { ...this.#stats };
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    try {
+      for (;;) {
+        await this.tick(signal);
+        const period = this.#d.config.nodeStatusUpdateFrequencyMs * (1 + STATUS_JITTER_FACTOR * this.#d.random.next());
+        await this.#d.clock.sleep(period, signal);
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      throw err;
+    }
+  }
+
+  /** One syncNodeStatus: returns true when a status was written. */
+  async tick(signal: AbortSignal): Promise<boolean> {
+    const node = this.#node;
+    if (node === undefined) throw new Error('StatusReporter.tick before adopt(node): register the node first');
+    const mono = this.#d.clock.monotonic();
+    if (mono < this.#notBefore) return false;
+    const readings = await this.#read(signal);
+    const info = this.#d.host.info();
+    const changed = statusChanged(node.status, this.#desired(node, readings, info));
+    const first = this.#report.lastReportAt === undefined;
+    if (!this.#forced && !shouldPost(this.#report, changed, mono, this.#d.config.nodeStatusReportFrequencyMs)) return false;
+    if (!(await this.#post(node, readings, info, signal))) return false;
+    this.#forced = false;
+    this.#report = {
+      lastReportAt: this.#d.clock.monotonic(),
+      delayAfterChangeMs: nextReportDelay(changed || first, this.#d.config.nodeStatusReportFrequencyMs, this.#d.random.next()),
+    };
+    return true;
+  }
+
+  #desired(node: Node, readings: HostReadings, info: HostInfo): NodeStatus {
+    const now = formatTime(this.#d.clock.now());
+    const conditions = computeConditions(node.status.conditions, readings, this.#d.config, now);
+    return desiredStatus(node.status, conditions, info, this.#d.config.version);
+  }
+
+  /** Up to 5 tries: a 409 re-reads the node and recomputes (kubelet tryUpdateNodeStatus); other errors wait for the next tick. */
+  async #post(base: Node, readings: HostReadings, info: HostInfo, signal: AbortSignal): Promise<boolean> {
+    let node = base;
+    for (let attempt = 0; attempt < STATUS_UPDATE_RETRIES; attempt++) {
+      try {
+        const status = this.#desired(node, readings, info);
+        this.#node = await this.#call(signal, 'node status update', (s) => this.#d.client.nodes.updateStatus({ ...node, status }, { signal: s }));
+        this.#stats.statusPosts++;
+        this.#failures.success();
+        return true;
+      } catch (err) {
+        if (signal.aborted) throw err;
+        try {
+          if (isReason(err, 'Conflict')) node = await this.#call(signal, 'node get', (s) => this.#d.client.nodes.get(this.#d.config.nodeName, { signal: s }));
+          else if (isReason(err, 'NotFound') && this.#d.recreateNode) node = await this.#recreate(signal);
+          else throw err;
+          this.#node = node;
+        } catch (inner) {
+          if (signal.aborted) throw inner;
+          this.#failed(inner);
+          return false;
+        }
+      }
+    }
+    return false;
+  }
+
+  async #recreate(signal: AbortSignal): Promise<Node> {
+    this.#d.log.warn({ node: this.#d.config.nodeName }, `node ${this.#d.config.nodeName} was deleted while its agent runs; registering it again`);
+    return (this.#d.recreateNode as (signal: AbortSignal) => Promise<Node>)(signal);
+  }
+
+  async #read(signal: AbortSignal): Promise<HostReadings> {
+    const memory = this.#d.host.memory();
+    try {
+      const disk = await this.#call(signal, `statfs ${this.#d.config.diskPath}`, () => this.#d.host.disk(this.#d.config.diskPath));
+      this.#diskFailing = false;
+      return { memory, disk };
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (!this.#diskFailing) {
+        this.#d.log.warn({ path: this.#d.config.diskPath, err: errorMessage(err) }, `cannot measure disk ${this.#d.config.diskPath}: ${errorMessage(err)}; reporting DiskPressure Unknown until it can`);
+      }
+      this.#diskFailing = true;
+      return { memory, disk: undefined };
+    }
+  }
+
+  #call<T>(signal: AbortSignal, what: string, call: (s: AbortSignal) => Promise<T>): Promise<T> {
+    // kubelet: the heartbeat client's timeout is one status update period.
+    return withDeadline(this.#d.clock, signal, this.#d.config.nodeStatusUpdateFrequencyMs, what, call);
+  }
+
+  #failed(err: unknown): void {
+    this.#stats.statusPostFailures++;
+    this.#failures.failure(err, 'trying again at the next status update');
+    const wait = retryAfterMs(err);
+    if (wait !== undefined) this.#notBefore = this.#d.clock.monotonic() + wait;
+  }
+}

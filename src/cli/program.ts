@@ -1,0 +1,248 @@
+import { Command, Option } from 'commander';
+import { EventTypeSchema } from '../core/event.js';
+import { KIND_OF } from '../core/kinds.js';
+import { UsageError, type CliDeps, type OutStream } from './cli-context.js';
+import { runDelete } from './delete.js';
+import { runDescribeNode } from './describe.js';
+import { describeError } from './error-message.js';
+import { runGet, type GetOptions } from './get.js';
+import { DEFAULT_SERVER, parseTimeoutFlag, resolveGlobals, type GlobalOptions } from './global-options.js';
+import { OUTPUT_FORMATS, parseOutputFormat } from './output.js';
+import { parseTypedName, resolveResource, RESOURCE_HELP } from './resource-names.js';
+import { runVersion } from './version.js';
+
+export interface ProgramIo {
+  out: OutStream;
+  err: OutStream;
+  env: Record<string, string | undefined>;
+  clientVersion: string;
+  /** Builds the deps (and its API client) once the global flags are known; the caller closes nothing. */
+  connect(globals: GlobalOptions): Promise<CliDeps>;
+}
+
+const ROOT_HELP_AFTER = `
+Resources: ${RESOURCE_HELP}.
+
+Environment:
+  SHEPHERD_API     API address when --server is not given (default ${DEFAULT_SERVER})
+  SHEPHERD_TOKEN   bearer token when neither --token nor --token-file is given
+  NO_COLOR         set to turn colour off (colour is only used on a terminal anyway)
+
+Examples:
+  sheepctl nodes                      # NAME STATUS ZONE TAINTS LAST HEARTBEAT AGE
+  sheepctl nodes -o wide              # + version, os/arch, lease, addresses, full taints
+  sheepctl events | head -3           # the three newest events
+  sheepctl events --for node/node-1 --types Warning
+  sheepctl zones                      # zone states, eviction rates, controller leader
+  sheepctl get nodes -w               # follow node changes until Ctrl-C
+  sheepctl get node node-1 -o yaml
+  sheepctl describe node node-1
+  SHEPHERD_API=10.0.0.5:9876 sheepctl version
+
+Exit status: 0 on success (also after Ctrl-C ends -w), 1 on any error.`;
+
+interface GetFlags {
+  output?: string;
+  selector?: string;
+  fieldSelector?: string;
+  watch?: boolean;
+  headers?: boolean;
+  namespace?: string;
+  outputWatchEvents?: boolean;
+  for?: string;
+  types?: string;
+}
+
+/** The flags `get` and its shortcuts (`nodes`, `events`, `zones`, `leases`) share. */
+function addListFlags(cmd: Command, options: { namespace?: boolean; labels?: boolean } = {}): Command {
+  cmd
+    .addOption(
+      new Option('-o, --output <format>', 'json, yaml (one object for one NAME, a List otherwise), wide (more columns) or name (node/n1)').choices(
+        OUTPUT_FORMATS,
+      ),
+    )
+    .option('--field-selector <selector>', 'server-side filter on fields, e.g. involvedObject.name=node-1,type=Warning')
+    .option('-w, --watch', 'after the list, print one row per change until interrupted (Ctrl-C); survives server restarts')
+    .option('--output-watch-events', 'with -w: add an EVENT column (ADDED, MODIFIED, DELETED)')
+    .option('--no-headers', 'do not print the column headers');
+  if (options.labels !== false) cmd.option('-l, --selector <selector>', 'label selector, e.g. topology.kubernetes.io/zone=a,tier!=db');
+  if (options.namespace) cmd.option('-n, --namespace <namespace>', 'lease namespace: node-lease (default) or shepherd-system');
+  return cmd;
+}
+
+function getOptions(resource: GetOptions['resource'], names: string[], f: GetFlags, server: string): GetOptions {
+  return {
+    resource,
+    names,
+    output: parseOutputFormat(f.output),
+    labelSelector: f.selector,
+    fieldSelector: f.fieldSelector,
+    namespace: f.namespace,
+    watch: f.watch === true,
+    noHeaders: f.headers === false,
+    outputWatchEvents: f.outputWatchEvents === true,
+    server,
+  };
+}
+
+/** `--for node/NAME` and `--types` of `sheepctl events` (kubectl events' flags) as a selector and a filter. */
+function eventFilters(f: GetFlags): { fieldSelector?: string; types?: string[] } {
+  const selectors = f.fieldSelector ? [f.fieldSelector] : [];
+  if (f.for !== undefined) {
+    const { resource, name } = parseTypedName(f.for);
+    selectors.push(`involvedObject.kind=${KIND_OF[resource].kind},involvedObject.name=${name}`);
+  }
+  const out: { fieldSelector?: string; types?: string[] } = {};
+  if (selectors.length > 0) out.fieldSelector = selectors.join(',');
+  if (f.types !== undefined) out.types = parseTypes(f.types);
+  return out;
+}
+
+function parseTypes(s: string): string[] {
+  return s.split(',').map((t) => {
+    const canonical = EventTypeSchema.options.find((o) => o.toLowerCase() === t.trim().toLowerCase());
+    if (!canonical) throw new UsageError(`unknown event type "${t}": use Normal, Warning or Normal,Warning`);
+    return canonical;
+  });
+}
+
+/**
+ * The sheepctl command tree (commander 14). Usage errors print the message and the command's usage to stderr
+ * and end with exit code 1 through exitOverride (the caller catches CommanderError); command failures are
+ * printed as `sheepctl: …` and recorded in `result.code`.
+ */
+export function buildProgram(io: ProgramIo, result: { code: number }): Command {
+  const program = new Command('sheepctl');
+  program
+    .description('sheepctl controls a shepherd cluster: list, watch and describe nodes, leases, events and zones.')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void io.out.write(s),
+      writeErr: (s) => void io.err.write(s),
+      outputError: (s, write) => write(s.replace(/^error: /, 'sheepctl: ')),
+    })
+    .showHelpAfterError()
+    .configureHelp({ showGlobalOptions: true })
+    .option('-s, --server <address>', `API server as host:port or URL (env SHEPHERD_API, default ${DEFAULT_SERVER})`)
+    .option('--token <token>', 'bearer token (env SHEPHERD_TOKEN)')
+    .option('--token-file <path>', 'read the bearer token from this file')
+    .option('--certificate-authority <path>', 'CA bundle to verify the server certificate (https:// servers)')
+    .option('--request-timeout <duration>', 'per-request timeout in Go syntax: 500ms, 5s, 1m (default 30s)', parseTimeoutFlag)
+    .addHelpText('after', ROOT_HELP_AFTER);
+
+  const run: Runner = (cmd, fn, watch = false) => runAction(io, result, cmd, fn, watch);
+
+  addListCommands(program, run);
+  addObjectCommands(program, run, io);
+  return program;
+}
+
+type Runner = (cmd: Command, fn: (deps: CliDeps, server: string) => Promise<number>, watch?: boolean) => Promise<void>;
+
+/** `get` and its shortcuts `nodes`, `zones`, `leases`, `events`. */
+function addListCommands(program: Command, run: Runner): void {
+  addListFlags(
+    program
+      .command('get')
+      .description(`list objects as a table, or one by NAME; RESOURCE is one of ${RESOURCE_HELP}`)
+      .argument('<resource>', 'nodes, leases, events or zones (singular and short forms accepted)')
+      .argument('[names...]', 'only these objects'),
+    { namespace: true },
+  ).action(async (resource: string, names: string[], f: GetFlags, cmd: Command) => {
+    await run(cmd, (deps, server) => runGet(deps, getOptions(resolveResource(resource), names, f, server)), f.watch);
+  });
+
+  for (const [name, resource, alias] of [
+    ['nodes', 'nodes', 'no'],
+    ['zones', 'zones', undefined],
+    ['leases', 'leases', undefined],
+  ] as const) {
+    const cmd = program.command(name).description(`same as "get ${name}"`).argument('[names...]', `only these ${name}`);
+    if (alias) cmd.alias(alias);
+    addListFlags(cmd, { namespace: resource === 'leases' }).action(async (names: string[], f: GetFlags, c: Command) => {
+      await run(c, (deps, server) => runGet(deps, getOptions(resource, names, f, server)), f.watch);
+    });
+  }
+
+  addListFlags(
+    program
+      .command('events')
+      .alias('ev')
+      .description('list events newest first (LAST SEEN TYPE REASON OBJECT COUNT MESSAGE); same as "get events"')
+      .option('--for <type/name>', 'only events about this object, e.g. node/node-1')
+      .option('--types <types>', 'only these event types, comma separated: Normal, Warning'),
+    { labels: false },
+  ).action(async (f: GetFlags, cmd: Command) => {
+    await run(cmd, (deps, server) => runGet(deps, { ...getOptions('events', [], f, server), ...eventFilters(f) }), f.watch);
+  });
+}
+
+/** `describe`, `delete` and `version`. */
+function addObjectCommands(program: Command, run: Runner, io: ProgramIo): void {
+  program
+    .command('describe')
+    .description('show one node in detail: labels, conditions, taints, lease, zone state and recent events')
+    .argument('<resource>', 'node')
+    .argument('<name>', 'node name')
+    .action(async (resource: string, name: string, _f: unknown, cmd: Command) => {
+      await run(cmd, (deps) => {
+        if (resolveResource(resource) !== 'nodes') {
+          throw new UsageError('describe supports nodes; use "sheepctl get RESOURCE NAME -o yaml" for the others');
+        }
+        return runDescribeNode(deps, name);
+      });
+    });
+
+  program
+    .command('delete')
+    .description('delete objects by name (deleting a node also deletes its lease)')
+    .argument('<resource>', 'node, lease, event or zone')
+    .argument('<names...>', 'names of the objects to delete')
+    .option('-n, --namespace <namespace>', 'lease namespace: node-lease (default) or shepherd-system')
+    .action(async (resource: string, names: string[], f: { namespace?: string }, cmd: Command) => {
+      await run(cmd, (deps) => runDelete(deps, resolveResource(resource), names, f.namespace));
+    });
+
+  program
+    .command('version')
+    .description('print the client version and the server version and storage')
+    .option('--client', 'print the client version only (no server needed)')
+    .action(async (f: { client?: boolean }, cmd: Command) => {
+      if (f.client) {
+        io.out.write(`Client Version: ${io.clientVersion}\n`);
+        return;
+      }
+      await run(cmd, (deps) => runVersion(deps, io.clientVersion));
+    });
+}
+
+async function runAction(
+  io: ProgramIo,
+  result: { code: number },
+  cmd: Command,
+  fn: (deps: CliDeps, server: string) => Promise<number>,
+  watch: boolean | undefined,
+): Promise<void> {
+  let server = DEFAULT_SERVER;
+  let deps: CliDeps | undefined;
+  try {
+    const globals = resolveGlobals(cmd.optsWithGlobals(), io.env);
+    server = globals.server;
+    deps = await io.connect(globals);
+    result.code = await fn(deps, server);
+  } catch (err) {
+    if (deps?.signal?.aborted) {
+      // Ctrl-C: ending -w is success; an interrupted one-shot command is not (130, as a shell reports SIGINT).
+      result.code = watch ? 0 : 130;
+    } else if (err instanceof UsageError) {
+      io.err.write(`sheepctl: ${err.message}\n`);
+      cmd.outputHelp({ error: true });
+      result.code = 1;
+    } else {
+      io.err.write(`sheepctl: ${describeError(err, server)}\n`);
+      result.code = 1;
+    }
+  } finally {
+    await deps?.client.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,115 @@
+import type { ApiClient, ResourceClient } from '../client/api-client.js';
+import type { Event } from '../core/event.js';
+import { isReason } from '../core/errors.js';
+import type { AnyObject, Resource } from '../core/kinds.js';
+import { NODE_LEASE_NAMESPACE, SYSTEM_NAMESPACE, type Lease } from '../core/lease.js';
+import type { Node } from '../core/node.js';
+import type { Zone } from '../core/zone.js';
+import type { CliDeps } from './cli-context.js';
+import { EVENT_HEADERS, eventRow, sortEventsNewestFirst } from './event-table.js';
+import { LEASE_HEADERS, LEASE_WIDE_HEADERS, leaseRow } from './lease-table.js';
+import { NODE_HEADERS, NODE_WIDE_HEADERS, nodeRow } from './node-table.js';
+import type { Cell } from './table-printer.js';
+import { ZONE_HEADERS, ZONE_WIDE_HEADERS, zoneFooter, zoneRow } from './zone-table.js';
+
+/** The lease a leader-elected node lifecycle controller holds (API.md "Leadership"). */
+export const CONTROLLER_LEADER_LEASE = 'shepherd-node-lifecycle-controller';
+
+/** How one resource is shown as a table: columns, order, and the related objects a row needs. */
+export interface ResourceView {
+  headers: string[];
+  /** Under -w: per column, the widest value a later change may bring (see TablePrinter's reserve). */
+  watchReserve: Array<string | undefined>;
+  sort(items: AnyObject[]): AnyObject[];
+  /** Rows for a listed batch (nodes fetch their leases once for the whole batch). */
+  rows(items: AnyObject[]): Promise<Cell[][]>;
+  /** The row for one watched change (nodes re-read that node's lease so LAST HEARTBEAT is current). */
+  rowFor(obj: AnyObject, deleted: boolean): Promise<Cell[]>;
+  /** Lines printed under the table (zones: leader, master disruption, circuit breaker). */
+  footer(items: AnyObject[]): Promise<string[]>;
+}
+
+export function resourceClient(client: ApiClient, resource: Resource, namespace?: string): ResourceClient<AnyObject> {
+  switch (resource) {
+    case 'nodes':
+      return client.nodes as ResourceClient<AnyObject>;
+    case 'leases':
+      return client.leases(namespace) as ResourceClient<AnyObject>;
+    case 'events':
+      return client.events as ResourceClient<AnyObject>;
+    case 'zones':
+      return client.zones as ResourceClient<AnyObject>;
+  }
+}
+
+/** GET that answers undefined for 404: a node without a lease, a cluster without a leader, are normal. */
+export async function getOptional<T>(rc: ResourceClient<T>, name: string, signal?: AbortSignal): Promise<T | undefined> {
+  try {
+    return await rc.get(name, signal ? { signal } : {});
+  } catch (err) {
+    if (isReason(err, 'NotFound')) return undefined;
+    throw err;
+  }
+}
+
+const byName = (items: AnyObject[]): AnyObject[] =>
+  [...items].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+
+export function viewFor(resource: Resource, deps: CliDeps, wide: boolean): ResourceView {
+  const now = deps.now();
+  const plain = (row: (o: AnyObject) => Cell[], headers: string[], sort = byName): ResourceView => ({
+    headers,
+    watchReserve: [],
+    sort,
+    rows: async (items) => items.map(row),
+    rowFor: async (o) => row(o),
+    footer: async () => [],
+  });
+  switch (resource) {
+    case 'nodes':
+      return nodeView(deps, wide);
+    case 'leases':
+      return plain((o) => leaseRow(o as Lease, now, wide), wide ? LEASE_WIDE_HEADERS : LEASE_HEADERS);
+    case 'events':
+      return plain(
+        (o) => eventRow(o as Event, now, deps.colour),
+        EVENT_HEADERS,
+        (items) => sortEventsNewestFirst(items as Event[]),
+      );
+    case 'zones':
+      return {
+        ...plain((o) => zoneRow(o as Zone, now, wide), wide ? ZONE_WIDE_HEADERS : ZONE_HEADERS),
+        footer: async (items) => {
+          const leader = await getOptional(deps.client.leases(SYSTEM_NAMESPACE), CONTROLLER_LEADER_LEASE, deps.signal);
+          return zoneFooter(items as Zone[], leader);
+        },
+      };
+  }
+}
+
+function nodeView(deps: CliDeps, wide: boolean): ResourceView {
+  const leases = deps.client.leases(NODE_LEASE_NAMESPACE);
+  const row = (n: AnyObject, lease: Lease | undefined): Cell[] => nodeRow(n as Node, lease, deps.now(), deps.colour, wide);
+  return {
+    headers: wide ? NODE_WIDE_HEADERS : NODE_HEADERS,
+    // A node that is cordoned and goes NotReady has the widest STATUS; a lost lease shows <unknown>.
+    watchReserve: (wide ? NODE_WIDE_HEADERS : NODE_HEADERS).map((h) =>
+      h === 'STATUS' ? 'NotReady,SchedulingDisabled' : h === 'LAST HEARTBEAT' ? '<unknown>' : undefined,
+    ),
+    sort: byName,
+    rows: async (items) => {
+      if (items.length === 0) return [];
+      // One list instead of a GET per node; a single node reads its own lease.
+      const byNode = new Map<string, Lease>();
+      if (items.length === 1) {
+        const l = await getOptional(leases, (items[0] as AnyObject).metadata.name, deps.signal);
+        if (l) byNode.set(l.metadata.name, l);
+      } else {
+        for (const l of (await leases.list(deps.signal ? { signal: deps.signal } : {})).items) byNode.set(l.metadata.name, l);
+      }
+      return items.map((n) => row(n, byNode.get(n.metadata.name)));
+    },
+    rowFor: async (n, deleted) => row(n, deleted ? undefined : await getOptional(leases, n.metadata.name, deps.signal)),
+    footer: async () => [],
+  };
+}
