@@ -89,6 +89,9 @@ describe('etcd store specifics', () => {
       const it = a.watch('nodes', rv(n) - 1)[Symbol.asyncIterator]();
       await assert.rejects(nextWithin(it), GoneError);
       assert.equal(await a.compactedRevision(), compacted);
+      const third = await openEtcdStore({ endpoints: [ctx.etcd!.endpoint], prefix: a.prefix });
+      assert.equal(await third.compact(compacted), compacted, 'compacting what another server compacted is not an error');
+      await third.close();
     } finally {
       await a.close();
       await other.close();
