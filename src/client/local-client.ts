@@ -1,0 +1,178 @@
+import { isAbortError } from '../core/clock.js';
+import type { Event } from '../core/event.js';
+import { NODE_LEASE_NAMESPACE, type Lease } from '../core/lease.js';
+import type { Resource, ResourceTypes } from '../core/kinds.js';
+import { KIND_OF } from '../core/kinds.js';
+import type { Node } from '../core/node.js';
+import type { Zone } from '../core/zone.js';
+import type { ListResponse } from '../registry/registry-context.js';
+import type { Registry } from '../registry/registry.js';
+import type {
+  ApiClient,
+  ListOptions,
+  NodeClient,
+  ObjectList,
+  ResourceClient,
+  VersionInfo,
+  WatchEvent,
+  WatchRequest,
+  Writable,
+} from './api-client.js';
+
+export interface LocalApiClientDeps {
+  registry: Registry;
+  version?: string;
+  gitCommit?: string;
+}
+
+/** The calls a ResourceClient needs from one resource's registry, with the namespace (if any) already bound. */
+interface Ops<T> {
+  get(name: string): Promise<T>;
+  create(body: unknown): Promise<T>;
+  update(name: string, body: unknown): Promise<T>;
+  delete(name: string): Promise<T>;
+}
+
+function nameOf(obj: { metadata: { name?: string } }): string {
+  return obj.metadata.name ?? '';
+}
+
+function toList<R extends Resource>(resource: R, list: ListResponse<ResourceTypes[R]>): ObjectList<ResourceTypes[R]> {
+  const { apiVersion, listKind } = KIND_OF[resource];
+  return { apiVersion, kind: listKind, metadata: { resourceVersion: list.resourceVersion }, items: list.items };
+}
+
+/**
+ * Opens the registry watch on first iteration, as the HTTP client sends its request, so a bad selector
+ * surfaces from the iterator too. Ends quietly when the caller aborts; every other error propagates.
+ */
+async function* untilAborted<T>(open: () => AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
+  try {
+    for await (const ev of open()) {
+      if (signal?.aborted) return;
+      yield ev;
+    }
+  } catch (err) {
+    if (signal?.aborted && isAbortError(err)) return;
+    throw err;
+  }
+}
+
+class LocalResourceClient<R extends Resource> implements ResourceClient<ResourceTypes[R]> {
+  readonly #registry: Registry;
+  readonly #resource: R;
+  readonly #ops: Ops<ResourceTypes[R]>;
+  readonly #namespace: string | undefined;
+
+  constructor(registry: Registry, resource: R, ops: Ops<ResourceTypes[R]>, namespace?: string) {
+    this.#registry = registry;
+    this.#resource = resource;
+    this.#ops = ops;
+    this.#namespace = namespace;
+  }
+
+  get(name: string): Promise<ResourceTypes[R]> {
+    return this.#ops.get(name);
+  }
+
+  async list(options: ListOptions = {}): Promise<ObjectList<ResourceTypes[R]>> {
+    const { labelSelector, fieldSelector } = options;
+    const list = await this.#registry.list(this.#resource, { labelSelector, fieldSelector, namespace: this.#namespace });
+    return toList(this.#resource, list);
+  }
+
+  create(obj: Writable<ResourceTypes[R]>): Promise<ResourceTypes[R]> {
+    return this.#ops.create(obj);
+  }
+
+  update(obj: Writable<ResourceTypes[R]>): Promise<ResourceTypes[R]> {
+    return this.#ops.update(nameOf(obj), obj);
+  }
+
+  delete(name: string): Promise<ResourceTypes[R]> {
+    return this.#ops.delete(name);
+  }
+
+  watch(request: WatchRequest): AsyncIterable<WatchEvent<ResourceTypes[R]>> {
+    const { resourceVersion, labelSelector, fieldSelector, allowWatchBookmarks, signal } = request;
+    const options = { resourceVersion, labelSelector, fieldSelector, allowWatchBookmarks, signal, namespace: this.#namespace };
+    return untilAborted(() => this.#registry.watch(this.#resource, options), signal);
+  }
+}
+
+class LocalNodeClient extends LocalResourceClient<'nodes'> implements NodeClient {
+  readonly #registry: Registry;
+
+  constructor(registry: Registry) {
+    super(registry, 'nodes', {
+      get: (name) => registry.nodes.get(name),
+      create: (body) => registry.nodes.create(body),
+      update: (name, body) => registry.nodes.update(name, body),
+      delete: (name) => registry.nodes.delete(name),
+    });
+    this.#registry = registry;
+  }
+
+  updateStatus(obj: Writable<Node>): Promise<Node> {
+    return this.#registry.nodes.updateStatus(nameOf(obj), obj);
+  }
+}
+
+/**
+ * ApiClient straight over the server's Registry: the same validation, defaults and errors as HTTP, with no
+ * HTTP. The node lifecycle controller uses it when it runs inside the server process.
+ */
+export class LocalApiClient implements ApiClient {
+  readonly nodes: NodeClient;
+  readonly events: ResourceClient<Event>;
+  readonly zones: ResourceClient<Zone>;
+  readonly #deps: LocalApiClientDeps;
+  readonly #leases = new Map<string, ResourceClient<Lease>>();
+
+  constructor(deps: LocalApiClientDeps) {
+    this.#deps = deps;
+    const { registry } = deps;
+    this.nodes = new LocalNodeClient(registry);
+    this.events = new LocalResourceClient(registry, 'events', {
+      get: (name) => registry.events.get(name),
+      create: (body) => registry.events.create(body),
+      update: (name, body) => registry.events.update(name, body),
+      delete: (name) => registry.events.delete(name),
+    });
+    this.zones = new LocalResourceClient(registry, 'zones', {
+      get: (name) => registry.zones.get(name),
+      create: (body) => registry.zones.create(body),
+      update: (name, body) => registry.zones.update(name, body),
+      delete: (name) => registry.zones.delete(name),
+    });
+  }
+
+  leases(namespace: string = NODE_LEASE_NAMESPACE): ResourceClient<Lease> {
+    let client = this.#leases.get(namespace);
+    if (client === undefined) {
+      const leases = this.#deps.registry.leases;
+      client = new LocalResourceClient(
+        this.#deps.registry,
+        'leases',
+        {
+          get: (name) => leases.get(namespace, name),
+          create: (body) => leases.create(namespace, body),
+          update: (name, body) => leases.update(namespace, name, body),
+          delete: (name) => leases.delete(namespace, name),
+        },
+        namespace,
+      );
+      this.#leases.set(namespace, client);
+    }
+    return client;
+  }
+
+  async version(): Promise<VersionInfo> {
+    const info: VersionInfo = { version: this.#deps.version ?? 'local', storage: this.#deps.registry.store.kind };
+    if (this.#deps.gitCommit !== undefined) info.gitCommit = this.#deps.gitCommit;
+    return info;
+  }
+
+  /** The registry and its store belong to the server; nothing to release here. */
+  async close(): Promise<void> {}
+}

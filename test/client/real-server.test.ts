@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { HttpApiClient } from '../../src/client/http-client.js';
+import { Informer } from '../../src/client/informer.js';
+import { systemClock } from '../../src/core/clock.js';
+import { AlreadyExistsError, ConflictError, InvalidError, NotFoundError } from '../../src/core/errors.js';
+import type { Lease } from '../../src/core/lease.js';
+import { silentLogger } from '../../src/core/logger.js';
+import type { Node } from '../../src/core/node.js';
+import { seededRandom } from '../../src/core/random.js';
+import { leaseBody, nodeBody, startTestServer, type TestServer } from '../api/harness.js';
+
+/**
+ * The client against the real fastify server (api/harness.ts) on a socket: what the fake server scripts, the
+ * real one must actually do. Real clock: the server's bookmarks are timer-driven (every 50 ms here).
+ */
+describe('HttpApiClient against the real API server', () => {
+  let t: TestServer;
+  let client: HttpApiClient;
+
+  before(async () => {
+    t = await startTestServer({ clock: systemClock, bookmarkIntervalMs: 50 });
+    await t.server.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.server.app.server.address() as AddressInfo;
+    client = new HttpApiClient({ addresses: [`127.0.0.1:${port}`], random: seededRandom(5), retry: { maxAttempts: 1 } });
+  });
+  after(async () => {
+    await client.close();
+    await t.close();
+  });
+
+  it('creates, reads, updates and deletes, reviving the server errors', async () => {
+    const created = await client.nodes.create(nodeBody('client-n1') as never);
+    assert.match(created.metadata.resourceVersion, /^\d+$/);
+    await assert.rejects(client.nodes.create(nodeBody('client-n1') as never), AlreadyExistsError);
+    const updated = await client.nodes.update({ ...created, metadata: { ...created.metadata, labels: { a: 'b' } } });
+    assert.notEqual(updated.metadata.resourceVersion, created.metadata.resourceVersion);
+    await assert.rejects(client.nodes.update(created), ConflictError, 'a stale resourceVersion is a Conflict');
+    await assert.rejects(client.nodes.create({ ...nodeBody('client-n2'), bogus: 1 } as never), InvalidError);
+    const list = await client.nodes.list({ labelSelector: 'a=b' });
+    assert.deepEqual(list.items.map((n: Node) => n.metadata.name), ['client-n1']);
+    await client.nodes.delete('client-n1');
+    await assert.rejects(client.nodes.get('client-n1'), NotFoundError);
+    assert.equal((await client.version()).version, '1.2.3-test');
+  });
+
+  it('feeds an informer whose lastSyncResourceVersion follows writes and bookmarks', async () => {
+    const ac = new AbortController();
+    const informer = new Informer<Lease>({
+      client: client.leases(),
+      clock: systemClock,
+      log: silentLogger,
+      keyOf: (l) => `${l.metadata.namespace}/${l.metadata.name}`,
+      backoff: { initialMs: 10, maxMs: 50 },
+    });
+    const running = informer.run(ac.signal);
+    try {
+      await informer.waitForSync(ac.signal);
+      const lease = await client.leases().create(leaseBody('client-l1') as never);
+      await until(() => informer.get('node-lease/client-l1') !== undefined);
+      assert.equal(informer.lastSyncResourceVersion(), lease.metadata.resourceVersion);
+      // A write to another kind moves the global revision; only a bookmark can tell the lease cache about it.
+      const other = await client.nodes.create(nodeBody('client-n3') as never);
+      await until(() => Number(informer.lastSyncResourceVersion()) >= Number(other.metadata.resourceVersion));
+    } finally {
+      ac.abort();
+      await running;
+    }
+  });
+});
+
+async function until(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
