@@ -1,0 +1,55 @@
+import { hostname } from 'node:os';
+import { Agent, DuplicateHolderError, defaultNodeName } from '../agent/agent.js';
+import { systemClock } from '../core/clock.js';
+import { nameProblem } from '../core/meta.js';
+import { systemRandom } from '../core/random.js';
+import { asLogger, httpClientFrom, loggerFrom, type Opts } from './common.js';
+import { serveProbes } from './probe-server.js';
+import { VERSION } from './version.js';
+
+/** `shepherd --mode agent`: registers this machine and keeps its lease and status fresh until signalled. */
+export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<number> {
+  const nodeName = (opts.nodeName as string | undefined) ?? defaultNodeName(hostname());
+  const problem = nameProblem(nodeName);
+  if (problem) throw new Error(`--node-name "${nodeName}" is not a valid node name: ${problem}`);
+  const leaseMs = opts.leaseDuration as number;
+  if (leaseMs < 1000 || leaseMs % 1000 !== 0) throw new Error('--lease-duration must be a whole number of seconds, at least 1s');
+  const log = asLogger(loggerFrom(opts, 'agent')).child({ node: nodeName });
+  // The agent has its own retry loops (5 attempts a round, 200ms→7s backoff): the client must not retry too.
+  const client = httpClientFrom(opts, log, { maxAttempts: 1 });
+  const agent = new Agent({
+    client,
+    clock: systemClock,
+    random: systemRandom,
+    log,
+    config: {
+      nodeName,
+      ...(opts.zone ? { zone: opts.zone as string } : {}),
+      ...(opts.region ? { region: opts.region as string } : {}),
+      labels: opts.labels as Record<string, string>,
+      leaseDurationSeconds: leaseMs / 1000,
+      nodeStatusUpdateFrequencyMs: opts.nodeStatusUpdateFrequency as number,
+      nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequency as number,
+      memoryPressureThreshold: opts.memoryPressureThreshold as number,
+      diskPressureThreshold: opts.diskPressureThreshold as number,
+      diskPath: '/',
+      version: VERSION,
+    },
+  });
+  const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, { ready: () => agent.stats().renewals > 0, log });
+  log.info({ apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], leaseDurationSeconds: leaseMs / 1000 }, 'agent starting');
+  try {
+    await agent.run(signal);
+    log.info('agent stopped; the node and its lease are left for the controller to judge');
+    return 0;
+  } catch (err) {
+    if (err instanceof DuplicateHolderError) {
+      process.stderr.write(`shepherd: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await probes?.close();
+    await client.close();
+  }
+}

@@ -1,0 +1,80 @@
+import type { Registry as PromRegistry } from 'prom-client';
+import type { ApiClient } from '../client/api-client.js';
+import { Informer } from '../client/informer.js';
+import { systemClock } from '../core/clock.js';
+import type { Lease } from '../core/lease.js';
+import type { Logger } from '../core/logger.js';
+import type { Node } from '../core/node.js';
+import { systemRandom } from '../core/random.js';
+import type { NodeLifecycleConfig } from '../controller/node-lifecycle/config.js';
+import { NodeLifecycleController } from '../controller/node-lifecycle/node-lifecycle-controller.js';
+import { asLogger, controllerConfigFrom, httpClientFrom, loggerFrom, processIdentity, type Opts } from './common.js';
+import { serveProbes } from './probe-server.js';
+
+/**
+ * Runs the node lifecycle controller over any ApiClient: informers (list + watch caches) for nodes and
+ * node leases feed it; it writes through the client. Resolves when the signal aborts.
+ */
+export async function runNodeLifecycle(deps: {
+  client: ApiClient;
+  config: NodeLifecycleConfig;
+  log: Logger;
+  metrics?: PromRegistry;
+  identity: string;
+  signal: AbortSignal;
+  onSynced?: () => void;
+}): Promise<void> {
+  const { client, log, signal } = deps;
+  const nodes = new Informer<Node>({ client: client.nodes, clock: systemClock, log: log.child({ informer: 'nodes' }), random: systemRandom, keyOf: (n) => n.metadata.name, name: 'nodes' });
+  const leases = new Informer<Lease>({
+    client: client.leases(),
+    clock: systemClock,
+    log: log.child({ informer: 'leases' }),
+    random: systemRandom,
+    keyOf: (l) => `${l.metadata.namespace}/${l.metadata.name}`,
+    name: 'leases',
+  });
+  const informers = Promise.all([nodes.run(signal), leases.run(signal)]);
+  const controller = new NodeLifecycleController({
+    client,
+    nodes,
+    leases,
+    clock: systemClock,
+    log,
+    random: systemRandom,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    config: deps.config,
+    identity: deps.identity,
+  });
+  await Promise.all([nodes.waitForSync(signal), leases.waitForSync(signal)]).then(() => deps.onSynced?.(), () => undefined);
+  await controller.run(signal);
+  await informers;
+}
+
+/** `shepherd --mode controller --api-addr host:port`: the node lifecycle controller as its own process. */
+export async function runControllerMode(opts: Opts, signal: AbortSignal): Promise<number> {
+  const log = asLogger(loggerFrom(opts, 'node-lifecycle-controller'));
+  const config = controllerConfigFrom(opts);
+  const client = httpClientFrom(opts, log);
+  let ready = false;
+  const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, { ready: () => ready, log });
+  log.info({ apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], ...config }, 'node lifecycle controller starting');
+  try {
+    await runNodeLifecycle({
+      client,
+      config,
+      log,
+      ...(probes ? { metrics: probes.metrics } : {}),
+      identity: processIdentity(),
+      signal,
+      onSynced: () => {
+        ready = true;
+        log.info('caches synced; judging node health');
+      },
+    });
+  } finally {
+    await probes?.close();
+    await client.close();
+  }
+  return 0;
+}
