@@ -1,0 +1,99 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Clock } from '../core/clock.js';
+import { ServiceUnavailableError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import type { Random } from '../core/random.js';
+import { Registry } from '../registry/registry.js';
+import type { Store } from '../store/store.js';
+import { registerEventRoutes } from './event-routes.js';
+import { toFastifyLogger } from './fastify-logger.js';
+import { registerHealthRoutes, type HealthState } from './health-routes.js';
+import { registerLeaseRoutes } from './lease-routes.js';
+import { ApiMetrics } from './metrics.js';
+import { registerNodeRoutes } from './node-routes.js';
+import { installStatusErrors, sendStatusError } from './status-errors.js';
+import { WatchStreams } from './watch-stream.js';
+import { registerZoneRoutes } from './zone-routes.js';
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export interface BuildServerDeps {
+  store: Store;
+  /** Defaults to a Registry over `store`; pass one to share it with an in-process controller. */
+  registry?: Registry;
+  clock: Clock;
+  random: Random;
+  /** `false`: no request logging (tests). */
+  log: Logger | false;
+  version: string;
+  gitCommit?: string;
+  bodyLimit?: number;
+  /** Pass the instance whose `recordCommit` is wired as the store's onCommit. */
+  metrics?: ApiMetrics;
+}
+
+export interface ApiServer {
+  /** The fastify instance, not listening: call `listen()` or `inject()`. */
+  app: FastifyInstance;
+  registry: Registry;
+  metrics: ApiMetrics;
+  watches: WatchStreams;
+  /** Shutdown begins: /readyz answers 503 while requests are still served (Kubernetes' shutdown-delay). */
+  markNotReady(): void;
+}
+
+/**
+ * Builds the API server of API.md, not yet ready: the caller may add hooks (auth) before listen()/inject().
+ * The caller owns the store: closing the app does not close it.
+ */
+export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
+  const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const log = deps.log === false ? silentLogger : deps.log;
+  const app = Fastify({
+    ...(deps.log === false ? { logger: false } : { loggerInstance: toFastifyLogger(deps.log) }),
+    bodyLimit,
+    // fastify's built-in 503 body is not a Status; the onRequest hook below answers with one instead.
+    return503OnClosing: false,
+  });
+  // Writes take application/json only; fastify would otherwise accept text/plain bodies as strings.
+  app.removeContentTypeParser('text/plain');
+  installStatusErrors(app, bodyLimit);
+
+  const registry = deps.registry ?? new Registry({ store: deps.store, clock: deps.clock, random: deps.random, log });
+  const metrics = deps.metrics ?? new ApiMetrics();
+  const watches = new WatchStreams({ clock: deps.clock, metrics });
+  const state: HealthState = { notReady: false };
+  let closing = false;
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (closing && request.url.startsWith('/api/')) {
+      return sendStatusError(reply, new ServiceUnavailableError('the server is shutting down: retry against another server', { retryAfterSeconds: 1 }));
+    }
+    return undefined;
+  });
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    const watch = (request.query as Record<string, unknown> | undefined)?.['watch'];
+    metrics.httpDuration.observe(
+      {
+        method: watch === 'true' || watch === '1' ? 'WATCH' : request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status_code: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    );
+  });
+  // fastify's close() waits for open responses, and a watch never ends by itself.
+  app.addHook('preClose', async () => {
+    closing = true;
+    state.notReady = true;
+    watches.endAll();
+  });
+
+  const ctx = { registry, watches };
+  registerHealthRoutes(app, { store: deps.store, metrics, state, version: deps.version, gitCommit: deps.gitCommit });
+  registerNodeRoutes(app, ctx);
+  registerLeaseRoutes(app, ctx);
+  registerEventRoutes(app, ctx);
+  registerZoneRoutes(app, ctx);
+  return { app, registry, metrics, watches, markNotReady: () => void (state.notReady = true) };
+}

@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { NODE_LEASE_NAMESPACE } from '../core/lease.js';
+import type { LeaseRegistry } from '../registry/lease-registry.js';
+import {
+  deleteOptions,
+  listOrWatch,
+  type NameParams,
+  type NamespaceParams,
+  type Query,
+  type RouteContext,
+} from './resource-routes.js';
+
+type NsRequest = FastifyRequest<{ Params: Partial<NamespaceParams> & Partial<NameParams>; Querystring: Query }>;
+
+/** `/api/v1/leases[...]` is the `node-lease` namespace; `/api/v1/namespaces/{ns}/leases[...]` any namespace. */
+function namespaceOf(request: NsRequest): string {
+  return request.params.namespace ?? NODE_LEASE_NAMESPACE;
+}
+
+/**
+ * Handlers are built once, not per request: the lease PUT is the fleet's hot path (every agent renews every
+ * few seconds), so it does one parse, one read and one write, and nothing else.
+ */
+function handlers(ctx: RouteContext, leases: LeaseRegistry) {
+  return {
+    list: (request: NsRequest, reply: FastifyReply) => listOrWatch(ctx, 'leases', request, reply, namespaceOf(request)),
+    create: async (request: NsRequest, reply: FastifyReply) => {
+      const created = await leases.create(namespaceOf(request), request.body);
+      return reply.code(201).send(created);
+    },
+    get: (request: NsRequest) => leases.get(namespaceOf(request), request.params.name as string),
+    update: (request: NsRequest) => leases.update(namespaceOf(request), request.params.name as string, request.body),
+    delete: (request: NsRequest) =>
+      leases.delete(namespaceOf(request), request.params.name as string, deleteOptions(request.body)),
+  };
+}
+
+export function registerLeaseRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const h = handlers(ctx, ctx.registry.leases);
+  for (const base of ['/api/v1/leases', '/api/v1/namespaces/:namespace/leases']) {
+    app.get(base, h.list);
+    app.post(base, h.create);
+    app.get(`${base}/:name`, h.get);
+    app.put(`${base}/:name`, h.update);
+    app.delete(`${base}/:name`, h.delete);
+  }
+}

@@ -1,0 +1,85 @@
+import { isReason } from '../core/errors.js';
+import { leaseKey, NODE_LEASE_NAMESPACE } from '../core/lease.js';
+import { NodeInputSchema, type Node, type NodeInput } from '../core/node.js';
+import {
+  deleteObject,
+  listObjects,
+  newMeta,
+  replacedMeta,
+  replaceObject,
+  type DeleteOptions,
+  type ListOptions,
+  type ListResponse,
+  type RegistryContext,
+} from './registry-context.js';
+import { checkName, parseBody } from './validation.js';
+
+const KIND = 'Node';
+
+function parseNode(body: unknown, update: boolean): NodeInput {
+  return parseBody(NodeInputSchema, body, KIND, { update });
+}
+
+/** Nodes: PUT replaces labels/annotations/spec, PUT /status replaces status (Kubernetes' status subresource). */
+export class NodeRegistry {
+  readonly #ctx: RegistryContext;
+
+  constructor(ctx: RegistryContext) {
+    this.#ctx = ctx;
+  }
+
+  get(name: string): Promise<Node> {
+    return this.#ctx.store.get('nodes', name);
+  }
+
+  list(options?: ListOptions): Promise<ListResponse<Node>> {
+    return listObjects(this.#ctx, 'nodes', { ...options, namespace: undefined });
+  }
+
+  async create(body: unknown): Promise<Node> {
+    const input = parseNode(body, false);
+    const node: Node = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: newMeta(this.#ctx, input.metadata),
+      spec: input.spec ?? {},
+      // Agents register with their first status (as the kubelet does), so create keeps it.
+      status: input.status ?? {},
+    };
+    return this.#ctx.store.create('nodes', node);
+  }
+
+  /** Replaces labels, annotations and spec; the stored status is kept whatever the body says. */
+  async update(name: string, body: unknown): Promise<Node> {
+    const input = parseNode(body, true);
+    checkName(KIND, name, input.metadata.name);
+    return replaceObject(this.#ctx, 'nodes', name, input.metadata.resourceVersion as string, (current) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: replacedMeta(current.metadata, input.metadata),
+      spec: input.spec ?? {},
+      status: current.status,
+    }));
+  }
+
+  /** Replaces status only; metadata.resourceVersion is the precondition, the rest of metadata and spec are ignored. */
+  async updateStatus(name: string, body: unknown): Promise<Node> {
+    const input = parseNode(body, true);
+    checkName(KIND, name, input.metadata.name);
+    return replaceObject(this.#ctx, 'nodes', name, input.metadata.resourceVersion as string, (current) => ({
+      ...current,
+      status: input.status ?? {},
+    }));
+  }
+
+  /** Deletes the node, then its lease (`node-lease/<name>`) if any; answers the node's last state. */
+  async delete(name: string, options?: DeleteOptions): Promise<Node> {
+    const last = await deleteObject(this.#ctx, 'nodes', name, options);
+    try {
+      await this.#ctx.store.delete('leases', leaseKey(NODE_LEASE_NAMESPACE, name));
+    } catch (err) {
+      if (!isReason(err, 'NotFound')) throw err;
+    }
+    return last;
+  }
+}

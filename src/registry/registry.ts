@@ -1,0 +1,54 @@
+import type { Resource, ResourceTypes } from '../core/kinds.js';
+import { silentLogger } from '../core/logger.js';
+import type { Store } from '../store/store.js';
+import { EventRegistry } from './event-registry.js';
+import { LeaseRegistry } from './lease-registry.js';
+import { NodeRegistry } from './node-registry.js';
+import { listObjects, type ListOptions, type ListResponse, type RegistryContext, type RegistryDeps } from './registry-context.js';
+import { watchObjects, type RegistryWatchEvent, type RegistryWatchOptions } from './registry-watch.js';
+import { ZoneRegistry } from './zone-registry.js';
+
+const DEFAULT_BOOKMARK_INTERVAL_MS = 1000;
+
+/**
+ * Resource semantics (Kubernetes' registry/rest strategies): the only place that turns client writes into
+ * stored objects. The HTTP routes and LocalApiClient both call it, so the two paths cannot drift apart.
+ * Bodies are `unknown` and validated here, once.
+ */
+export class Registry {
+  readonly store: Store;
+  readonly nodes: NodeRegistry;
+  readonly leases: LeaseRegistry;
+  readonly events: EventRegistry;
+  readonly zones: ZoneRegistry;
+  readonly #ctx: RegistryContext;
+
+  constructor(deps: RegistryDeps) {
+    this.#ctx = {
+      store: deps.store,
+      clock: deps.clock,
+      random: deps.random,
+      log: deps.log ?? silentLogger,
+      bookmarkIntervalMs: deps.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
+    };
+    this.store = deps.store;
+    this.nodes = new NodeRegistry(this.#ctx);
+    this.leases = new LeaseRegistry(this.#ctx);
+    this.events = new EventRegistry(this.#ctx);
+    this.zones = new ZoneRegistry(this.#ctx);
+  }
+
+  /** Lists any resource with label/field selectors (and a namespace for leases). */
+  list<R extends Resource>(resource: R, options?: ListOptions): Promise<ListResponse<ResourceTypes[R]>> {
+    return listObjects(this.#ctx, resource, resource === 'leases' ? options : { ...options, namespace: undefined });
+  }
+
+  /** Throws BadRequestError at once for a bad selector or resourceVersion; the iterator throws GoneError. */
+  watch<R extends Resource>(resource: R, options?: RegistryWatchOptions): AsyncIterable<RegistryWatchEvent<ResourceTypes[R]>> {
+    return watchObjects(this.#ctx, resource, resource === 'leases' ? options : { ...options, namespace: undefined });
+  }
+}
+
+export function createRegistry(deps: RegistryDeps): Registry {
+  return new Registry(deps);
+}

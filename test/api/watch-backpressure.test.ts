@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { ApiMetrics } from '../../src/api/metrics.js';
+import { WatchStreams } from '../../src/api/watch-stream.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+describe('watch stream backpressure', () => {
+  it('stops pulling from the event source while the client does not read', async () => {
+    const app = Fastify({ logger: false });
+    const watches = new WatchStreams({ clock: new FakeClock(), metrics: new ApiMetrics({ defaultMetrics: false }) });
+    app.addHook('preClose', async () => watches.endAll());
+    let pulled = 0;
+    const padding = 'x'.repeat(4096);
+    async function* endless(signal: AbortSignal): AsyncGenerator<unknown> {
+      while (!signal.aborted) {
+        pulled++;
+        yield { type: 'ADDED', object: { metadata: { name: `n-${pulled}` }, padding } };
+        // Let the event loop breathe so socket writes and 'drain' can happen between pulls.
+        if (pulled % 64 === 0) await new Promise<void>((r) => setImmediate(r));
+      }
+    }
+    app.get('/watch', (request, reply) => watches.serve(request, reply, { resource: 'nodes', timeoutSeconds: undefined, events: endless }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = app.server.address();
+    assert.ok(addr !== null && typeof addr === 'object');
+    // A client that sends the request and then never reads: only kernel buffers absorb the stream.
+    const socket = connect(addr.port, '127.0.0.1');
+    try {
+      socket.pause();
+      socket.write('GET /watch HTTP/1.1\r\nHost: x\r\n\r\n');
+      // Loopback buffers autotune and fill for a while; then the count must stop moving. Without
+      // backpressure it grows by thousands every 100 ms and never settles.
+      let last = -1;
+      let stableFor = 0;
+      for (let i = 0; i < 50 && stableFor < 3; i++) {
+        await delay(100);
+        stableFor = pulled === last ? stableFor + 1 : 0;
+        last = pulled;
+      }
+      assert.ok(pulled > 0, 'the stream started');
+      assert.equal(stableFor, 3, `still pulling after 5 s (${pulled} events): the server buffers for a client that does not read`);
+      assert.ok(pulled * padding.length < 64 * 1024 * 1024, `pulled ${pulled} events`);
+    } finally {
+      socket.destroy();
+      await app.close();
+    }
+  });
+});
