@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { formatDuration } from '../core/duration.js';
 import {
   collectAddresses,
@@ -48,7 +48,25 @@ export function buildShepherdCommand(version: string): Command {
     .addOption(
       new Option('--watch-history <duration>', 'change history kept for watch resumes (at least)').default(300_000, d(300_000)).argParser(durationFlag),
     )
-    .addOption(new Option('--no-controller', 'do not run the node lifecycle controller in this process (run --mode controller instead)'));
+    .addOption(new Option('--no-controller', 'do not run the node lifecycle controller in this process (run --mode controller instead)'))
+    .addOption(
+      new Option('--etcd-servers <urls>', 'store everything in etcd instead of SQLite (comma-separated http://host:port list)').argParser(collectAddresses),
+    )
+    .addOption(new Option('--etcd-prefix <prefix>', 'key prefix for shepherd objects in etcd').default('/shepherd'));
+
+  cmd.optionsGroup('Leader election (--mode server|controller), kube-controller-manager names:');
+  cmd
+    .addOption(
+      new Option('--leader-elect [bool]', 'elect one node lifecycle controller among several (default: true with --etcd-servers, else false)').argParser(
+        (v) => {
+          if (v !== 'true' && v !== 'false') throw new InvalidArgumentError('must be true or false');
+          return v === 'true';
+        },
+      ).preset(true),
+    )
+    .addOption(new Option('--leader-elect-lease-duration <duration>', 'how long followers wait after the leader stops renewing').default(15_000, d(15_000)).argParser(durationFlag))
+    .addOption(new Option('--leader-elect-renew-deadline <duration>', 'the leader steps down if it cannot renew for this long').default(10_000, d(10_000)).argParser(durationFlag))
+    .addOption(new Option('--leader-elect-retry-period <duration>', 'between attempts to acquire or renew leadership').default(2_000, d(2_000)).argParser(durationFlag));
 
   cmd.optionsGroup('Clients (--mode agent|controller|fleet):');
   cmd
