@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.js';
 import { ServiceUnavailableError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
@@ -56,7 +56,7 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
     return503OnClosing: false,
     // A fleet renews thousands of leases a second: one info line per request would drown the log. Requests
     // are logged at debug level in the onResponse hook below instead.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   // Writes take application/json only; fastify would otherwise accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');

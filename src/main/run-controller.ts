@@ -8,6 +8,7 @@ import type { Node } from '../core/node.js';
 import { systemRandom } from '../core/random.js';
 import type { NodeLifecycleConfig } from '../controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../controller/node-lifecycle/node-lifecycle-controller.js';
+import { runLeaderElection } from '../controller/leader-election.js';
 import { asLogger, controllerConfigFrom, httpClientFrom, loggerFrom, processIdentity, type Opts } from './common.js';
 import { serveProbes } from './probe-server.js';
 
@@ -51,6 +52,36 @@ export async function runNodeLifecycle(deps: {
   await informers;
 }
 
+/**
+ * Campaigns for the leader Lease (shepherd-system/shepherd-node-lifecycle-controller) and runs the controller
+ * only while leading; campaigns again after losing it. Every term starts a fresh controller, so a new leader
+ * gives every node a fresh grace period and a failover never marks nodes dead.
+ */
+export async function runElected(opts: Opts, client: ApiClient, log: Logger, run: (signal: AbortSignal) => Promise<void>, signal: AbortSignal): Promise<void> {
+  const config = {
+    leaseDurationMs: opts.leaderElectLeaseDuration as number,
+    renewDeadlineMs: opts.leaderElectRenewDeadline as number,
+    retryPeriodMs: opts.leaderElectRetryPeriod as number,
+    identity: processIdentity(),
+  };
+  while (!signal.aborted) {
+    await runLeaderElection(
+      { client, clock: systemClock, log, config },
+      {
+        onStartedLeading: async (leading) => {
+          log.info({ identity: config.identity }, 'became the leader: starting the node lifecycle controller');
+          await run(leading);
+        },
+        onStoppedLeading: () => log.info({ identity: config.identity }, 'stopped leading: node lifecycle controller stopped'),
+        onNewLeader: (id) => {
+          if (id !== config.identity) log.info({ leader: id }, 'another process leads the node lifecycle controller');
+        },
+      },
+      signal,
+    );
+  }
+}
+
 /** `shepherd --mode controller --api-addr host:port`: the node lifecycle controller as its own process. */
 export async function runControllerMode(opts: Opts, signal: AbortSignal): Promise<number> {
   const log = asLogger(loggerFrom(opts, 'node-lifecycle-controller'));
@@ -60,18 +91,26 @@ export async function runControllerMode(opts: Opts, signal: AbortSignal): Promis
   const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, { ready: () => ready, log });
   log.info({ apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], ...config }, 'node lifecycle controller starting');
   try {
-    await runNodeLifecycle({
-      client,
-      config,
-      log,
-      ...(probes ? { metrics: probes.metrics } : {}),
-      identity: processIdentity(),
-      signal,
-      onSynced: () => {
-        ready = true;
-        log.info('caches synced; judging node health');
-      },
-    });
+    const run = (s: AbortSignal): Promise<void> =>
+      runNodeLifecycle({
+        client,
+        config,
+        log,
+        ...(probes ? { metrics: probes.metrics } : {}),
+        identity: processIdentity(),
+        signal: s,
+        onSynced: () => {
+          ready = true;
+          log.info('caches synced; judging node health');
+        },
+      });
+    // A remote controller is leader-elected only when asked (--leader-elect): a single one needs no election.
+    if (opts.leaderElect === true) {
+      ready = true;
+      await runElected(opts, client, log, run, signal);
+    } else {
+      await run(signal);
+    }
   } finally {
     await probes?.close();
     await client.close();

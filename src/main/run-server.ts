@@ -7,11 +7,38 @@ import { isAbortError, systemClock } from '../core/clock.js';
 import { systemRandom } from '../core/random.js';
 import { startEventGc } from '../registry/event-gc.js';
 import { Registry } from '../registry/registry.js';
+import { openEtcdStore } from '../store/etcd/etcd-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { Store } from '../store/store.js';
+import type { Logger } from '../core/logger.js';
 import { isLoopbackHost, parseListen } from '../config/flag-parsers.js';
 import { asLogger, controllerConfigFrom, loggerFrom, processIdentity, type Opts } from './common.js';
-import { runNodeLifecycle } from './run-controller.js';
+import { runElected, runNodeLifecycle } from './run-controller.js';
 import { VERSION } from './version.js';
+
+async function openStore(opts: Opts, log: Logger, metrics: ApiMetrics): Promise<{ store: Store; where: string }> {
+  const etcd = opts.etcdServers as string[] | undefined;
+  if (etcd && etcd.length > 0) {
+    const store = await openEtcdStore({
+      endpoints: etcd,
+      prefix: opts.etcdPrefix as string,
+      clock: systemClock,
+      log: log.child({ component: 'store' }),
+      historyRetentionMs: opts.watchHistory as number,
+    });
+    return { store, where: `etcd ${etcd.join(',')} prefix ${opts.etcdPrefix as string}` };
+  }
+  const dbPath = resolve(opts.db as string);
+  if (!existsSync(dirname(dbPath))) mkdirSync(dirname(dbPath), { recursive: true });
+  const store = await openSqliteStore({
+    path: dbPath,
+    clock: systemClock,
+    log: log.child({ component: 'store' }),
+    historyRetentionMs: opts.watchHistory as number,
+    onCommit: metrics.recordCommit,
+  });
+  return { store, where: `db ${dbPath}` };
+}
 
 /**
  * `shepherd --mode server`: the API on the embedded SQLite store, plus (unless --no-controller) the node
@@ -26,38 +53,26 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
   if (!isLoopbackHost(listen.host)) {
     log.warn({ listen: opts.listen }, 'listening on a non-loopback address without authentication: anyone who can reach it can write');
   }
-  const dbPath = resolve(opts.db as string);
-  if (!existsSync(dirname(dbPath))) mkdirSync(dirname(dbPath), { recursive: true });
-
   const metrics = new ApiMetrics();
-  const store = await openSqliteStore({
-    path: dbPath,
-    clock: systemClock,
-    log: log.child({ component: 'store' }),
-    historyRetentionMs: opts.watchHistory as number,
-    onCommit: metrics.recordCommit,
-  });
+  const { store, where } = await openStore(opts, log, metrics);
+  const leaderElect = (opts.leaderElect as boolean | undefined) ?? store.kind === 'etcd';
   const registry = new Registry({ store, clock: systemClock, random: systemRandom, log });
   const api = await buildServer({ store, registry, clock: systemClock, random: systemRandom, log, version: VERSION, metrics });
   const background: Promise<unknown>[] = [];
   const stop = new AbortController();
   try {
     const address = await api.app.listen({ host: listen.host, port: listen.port });
-    process.stdout.write(`shepherd server listening on ${address} (db ${dbPath}, storage ${store.kind}, version ${VERSION})\n`);
-    log.info({ address, db: dbPath, storage: store.kind }, 'shepherd server started');
+    process.stdout.write(`shepherd server listening on ${address} (${where}, storage ${store.kind}, version ${VERSION})\n`);
+    log.info({ address, storage: store.kind, where }, 'shepherd server started');
 
     background.push(startEventGc({ registry, clock: systemClock, ttlMs: opts.eventTtl as number, log, signal: stop.signal }));
     if (controllerConfig) {
       const client = new LocalApiClient({ registry });
+      const controllerLog = log.child({ component: 'node-lifecycle-controller' });
+      const run = (signal: AbortSignal): Promise<void> =>
+        runNodeLifecycle({ client, config: controllerConfig, log: controllerLog, metrics: metrics.register, identity: processIdentity(), signal });
       background.push(
-        runNodeLifecycle({
-          client,
-          config: controllerConfig,
-          log: log.child({ component: 'node-lifecycle-controller' }),
-          metrics: metrics.register,
-          identity: processIdentity(),
-          signal: stop.signal,
-        }).catch((err: unknown) => {
+        (leaderElect ? runElected(opts, client, controllerLog, run, stop.signal) : run(stop.signal)).catch((err: unknown) => {
           if (!isAbortError(err)) log.error({ err }, 'node lifecycle controller stopped with an error');
         }),
       );
