@@ -1,0 +1,137 @@
+import { formatTime } from '../../core/clock.js';
+import type { Lease } from '../../core/lease.js';
+import { readyCondition, type Node, type NodeCondition, type NodeStatus } from '../../core/node.js';
+
+/**
+ * `nodeHealthData` (node_lifecycle_controller.go): what the controller remembers about a node between passes.
+ * Times are on the controller's MONOTONIC clock (DECISIONS 1): agent timestamps are only compared for equality.
+ */
+export interface NodeHealth {
+  /** When the controller last OBSERVED a heartbeat (changed Ready.lastHeartbeatTime or lease renewTime). */
+  probeTimestamp: number;
+  /** When the controller last saw Ready change (kept for parity and inspection; no decision reads it). */
+  readyTransitionTimestamp: number;
+  /** The last status seen or written. */
+  status: NodeStatus;
+  /** The newest cached copy of the node's Lease (DECISIONS 1): the circuit breaker compares its RV. */
+  lease: Lease | undefined;
+}
+
+export interface HealthTimings {
+  nodeMonitorGracePeriodMs: number;
+  nodeStartupGracePeriodMs: number;
+}
+
+export interface Observation {
+  health: NodeHealth;
+  /** The Ready condition as observed (a synthetic Unknown one when the node has none, as upstream). */
+  observed: NodeCondition;
+  /** True when the node carries a real Ready condition. */
+  hasReady: boolean;
+  gracePeriodMs: number;
+}
+
+/** The condition types the controller fabricates as NeverUpdated when missing (upstream's list). */
+export const MARKED_CONDITION_TYPES = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'] as const;
+
+export const REASON_UNKNOWN = 'NodeStatusUnknown';
+export const REASON_NEVER_UPDATED = 'NodeStatusNeverUpdated';
+export const MESSAGE_UNKNOWN = 'Node agent stopped posting node status.';
+export const MESSAGE_NEVER_UPDATED = 'Node agent never posted node status.';
+
+/**
+ * Steps 1–3 of `tryUpdateNodeHealth` (spec §2.5) with DECISIONS 1, 2, 8 and Q1:
+ * - first sight (no record, e.g. after a restart): probe = now, whatever the node looks like (DECISIONS 8);
+ * - a Ready condition whose lastHeartbeatTime differs from the recorded one (any inequality), or Ready
+ *   appearing: probe = now;
+ * - a cached Lease whose renewTime differs from the recorded lease's (any inequality, so an agent clock
+ *   stepping back still counts, fixing Q4): probe = now. The recorded lease is always replaced by the newest
+ *   cached copy, so a label edit is recorded (for the breaker) but is not a renewal;
+ * - a status heartbeat never drops the recorded lease (Q2 fixed);
+ * - no Ready condition: startup grace (Q1: a removed Ready condition is treated the same way).
+ * Pure: returns a new record and never mutates `prev`.
+ */
+export function observeNode(
+  prev: NodeHealth | undefined,
+  node: Node,
+  lease: Lease | undefined,
+  now: number,
+  timings: HealthTimings,
+): Observation {
+  const current = readyCondition(node);
+  const observed: NodeCondition = current
+    ? { ...current }
+    : {
+        type: 'Ready',
+        status: 'Unknown',
+        lastHeartbeatTime: node.metadata.creationTimestamp,
+        lastTransitionTime: node.metadata.creationTimestamp,
+      };
+  const gracePeriodMs = current ? timings.nodeMonitorGracePeriodMs : timings.nodeStartupGracePeriodMs;
+  const health: NodeHealth = prev
+    ? { ...prev, status: node.status }
+    : { probeTimestamp: now, readyTransitionTimestamp: now, status: node.status, lease: undefined };
+  if (prev && current) {
+    const saved = prev.status.conditions?.find((c) => c.type === 'Ready');
+    if (!saved) {
+      health.probeTimestamp = now;
+      health.readyTransitionTimestamp = now;
+    } else if (saved.lastHeartbeatTime !== current.lastHeartbeatTime) {
+      health.probeTimestamp = now;
+      if (saved.lastTransitionTime !== current.lastTransitionTime) health.readyTransitionTimestamp = now;
+    }
+  }
+  if (lease) {
+    if (!prev?.lease || prev.lease.spec.renewTime !== lease.spec.renewTime) health.probeTimestamp = now;
+    health.lease = lease;
+  }
+  return { health, observed, hasReady: current !== undefined, gracePeriodMs };
+}
+
+/** Step 4: expired only when strictly past the grace (`now > probe + grace`). */
+export function isExpired(health: NodeHealth, gracePeriodMs: number, now: number): boolean {
+  return now > health.probeTimestamp + gracePeriodMs;
+}
+
+/**
+ * Step 6 with Q3 fixed (DECISIONS 3): every condition the agent reported becomes Unknown (NodeStatusUnknown,
+ * lastHeartbeatTime kept), and each of Ready/MemoryPressure/DiskPressure/PIDPressure that is missing is added as
+ * NodeStatusNeverUpdated with lastHeartbeatTime = creationTimestamp. `changed` says whether anything differs,
+ * which is when the controller writes.
+ */
+export function markUnknown(node: Node, nowWallMs: number): { conditions: NodeCondition[]; changed: boolean } {
+  const at = formatTime(nowWallMs);
+  let changed = false;
+  const conditions = (node.status.conditions ?? []).map((c) => {
+    if (c.status === 'Unknown') return c;
+    changed = true;
+    return { ...c, status: 'Unknown' as const, reason: REASON_UNKNOWN, message: MESSAGE_UNKNOWN, lastTransitionTime: at };
+  });
+  for (const type of MARKED_CONDITION_TYPES) {
+    if (conditions.some((c) => c.type === type)) continue;
+    changed = true;
+    conditions.push({
+      type,
+      status: 'Unknown',
+      reason: REASON_NEVER_UPDATED,
+      message: MESSAGE_NEVER_UPDATED,
+      lastHeartbeatTime: node.metadata.creationTimestamp,
+      lastTransitionTime: at,
+    });
+  }
+  return { conditions, changed };
+}
+
+/**
+ * DECISIONS 13: an agent renewing every leaseDurationSeconds/4 (the agent's ratio) needs that interval plus one
+ * monitor period to be shorter than the grace, or it would look dead between two renewals.
+ */
+export function leaseRenewIntervalTooLong(lease: Lease, monitorPeriodMs: number, gracePeriodMs: number): boolean {
+  return (lease.spec.leaseDurationSeconds * 1000) / 4 + monitorPeriodMs >= gracePeriodMs;
+}
+
+/** `Node node-1 heartbeat timeout: no lease renewal or status heartbeat observed for 52s (grace 50s)`. */
+export function heartbeatTimeoutMessage(name: string, silentForMs: number, gracePeriodMs: number): string {
+  const secs = (ms: number): string => `${Math.floor(ms / 1000)}s`;
+  return `Node ${name} heartbeat timeout: no lease renewal or status heartbeat observed for ${secs(silentForMs)} (grace ${secs(gracePeriodMs)})`;
+}

@@ -1,0 +1,156 @@
+import { Registry } from 'prom-client';
+import type { Resource } from '../../src/core/kinds.js';
+import type { Lease } from '../../src/core/lease.js';
+import { recordingLogger, type RecordedLine } from '../../src/core/logger.js';
+import { ZONE_LABEL, type Node, type NodeCondition, type Taint } from '../../src/core/node.js';
+import { defaultNodeLifecycleConfig, type NodeLifecycleConfig } from '../../src/controller/node-lifecycle/config.js';
+import { NodeLifecycleController } from '../../src/controller/node-lifecycle/node-lifecycle-controller.js';
+import { FakeApiClient, FakeCache } from '../support/fake-api-client.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+/**
+ * A FakeApiClient whose writes reach the FakeCaches at once, as an informer with no lag would. Tests freeze
+ * one cache (`syncLeases = false`) to play a stale watch.
+ */
+export class InformedFakeApiClient extends FakeApiClient {
+  syncNodes = true;
+  syncLeases = true;
+
+  constructor(now: () => number, readonly nodeCache: FakeCache<Node>, readonly leaseCache: FakeCache<Lease>) {
+    super(now);
+    // The API names an Event `<involvedObject.name>.<suffix>` when the body has no name; the shared fake
+    // would key every such event under "undefined", so name them here as the server does.
+    const base = this.events;
+    let n = 0;
+    (this as { events: FakeApiClient['events'] }).events = {
+      ...base,
+      create: (obj, options) => {
+        const name = obj.metadata.name ?? `${obj.involvedObject.name}.${(++n).toString(16).padStart(8, '0')}`;
+        return base.create({ ...obj, metadata: { ...obj.metadata, name } }, options);
+      },
+    };
+  }
+
+  override put<T>(resource: Resource, obj: T): T {
+    const stored = super.put(resource, obj);
+    if (resource === 'nodes' && this.syncNodes) this.nodeCache.set(stored as unknown as Node);
+    if (resource === 'leases' && this.syncLeases) this.leaseCache.set(stored as unknown as Lease);
+    return stored;
+  }
+}
+
+export interface NodeSpecInput {
+  zone?: string;
+  ready?: NodeCondition['status'];
+  labels?: Record<string, string>;
+  taints?: Taint[];
+  conditions?: NodeCondition[];
+  unschedulable?: boolean;
+}
+
+export function makeNode(name: string, at: number, input: NodeSpecInput = {}): Node {
+  const time = new Date(at).toISOString();
+  const labels = { ...(input.zone === undefined ? {} : { [ZONE_LABEL]: input.zone }), ...input.labels };
+  const conditions =
+    input.conditions ??
+    (input.ready === undefined ? [] : [{ type: 'Ready', status: input.ready, reason: 'AgentReady', message: 'ok', lastHeartbeatTime: time, lastTransitionTime: time }]);
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, uid: `uid-${name}`, resourceVersion: '', creationTimestamp: time, labels },
+    spec: { ...(input.taints ? { taints: input.taints } : {}), ...(input.unschedulable ? { unschedulable: true } : {}) },
+    status: { conditions },
+  };
+}
+
+export function makeLease(name: string, renewAt: number, durationSeconds = 40): Lease {
+  return {
+    apiVersion: 'coordination/v1',
+    kind: 'Lease',
+    metadata: { name, namespace: 'node-lease', uid: `lease-${name}`, resourceVersion: '', creationTimestamp: new Date(renewAt).toISOString() },
+    spec: { holderIdentity: name, leaseDurationSeconds: durationSeconds, renewTime: new Date(renewAt).toISOString() },
+  };
+}
+
+export interface Harness {
+  clock: FakeClock;
+  client: InformedFakeApiClient;
+  nodes: FakeCache<Node>;
+  leases: FakeCache<Lease>;
+  log: ReturnType<typeof recordingLogger>;
+  lines: RecordedLine[];
+  registry: Registry;
+  controller: NodeLifecycleController;
+  config: NodeLifecycleConfig;
+  addNode(name: string, input?: NodeSpecInput, withLease?: boolean): Node;
+  /** The agent renews its lease now (renewTime = wall now). */
+  renew(name: string): Lease;
+  /** The agent posts a Ready condition with a fresh heartbeat. */
+  postReady(name: string, status: NodeCondition['status']): Node;
+  node(name: string): Node;
+  events(reason?: string): Array<{ reason: string; type: string; message: string; involvedObject: { name: string } }>;
+  statusWrites(name?: string): number;
+  noExecute(name: string): Taint | undefined;
+  /** Recreates the controller over the same API and caches (a controller restart). */
+  restart(): NodeLifecycleController;
+}
+
+export function harness(overrides: Partial<NodeLifecycleConfig> = {}): Harness {
+  const clock = new FakeClock();
+  const nodes = new FakeCache<Node>();
+  const leases = new FakeCache<Lease>();
+  const client = new InformedFakeApiClient(() => clock.now(), nodes, leases);
+  const lines: RecordedLine[] = [];
+  const log = recordingLogger(lines);
+  const config = { ...defaultNodeLifecycleConfig, ...overrides };
+  const build = (): { controller: NodeLifecycleController; registry: Registry } => {
+    const registry = new Registry();
+    return { registry, controller: new NodeLifecycleController({ client, nodes, leases, clock, log, config, metrics: registry, identity: 'test-host' }) };
+  };
+  const h: Harness = {
+    clock,
+    client,
+    nodes,
+    leases,
+    log,
+    lines,
+    config,
+    ...build(),
+    addNode(name, input = { ready: 'True' }, withLease = true) {
+      const n = client.put('nodes', makeNode(name, clock.now(), input));
+      if (withLease) client.put('leases', makeLease(name, clock.now()));
+      return n;
+    },
+    renew(name) {
+      const cur = client.data.leases.get(`node-lease/${name}`) as unknown as Lease;
+      return client.put('leases', { ...cur, spec: { ...cur.spec, renewTime: new Date(clock.now()).toISOString() } });
+    },
+    postReady(name, status) {
+      const cur = h.node(name);
+      const at = new Date(clock.now()).toISOString();
+      const rest = (cur.status.conditions ?? []).filter((c) => c.type !== 'Ready');
+      const ready: NodeCondition = { type: 'Ready', status, reason: 'AgentReady', message: 'posted', lastHeartbeatTime: at, lastTransitionTime: at };
+      return client.put('nodes', { ...cur, status: { ...cur.status, conditions: [ready, ...rest] } });
+    },
+    node(name) {
+      return structuredClone(client.data.nodes.get(name)) as unknown as Node;
+    },
+    events(reason) {
+      const all = [...client.data.events.values()] as unknown as Array<{ reason: string; type: string; message: string; involvedObject: { name: string }; metadata: { resourceVersion: string } }>;
+      return all.filter((e) => reason === undefined || e.reason === reason);
+    },
+    statusWrites(name) {
+      return client.callsOf('nodes', 'updateStatus').filter((c) => name === undefined || c.name === name).length;
+    },
+    noExecute(name) {
+      return h.node(name).spec.taints?.find((t) => t.effect === 'NoExecute');
+    },
+    restart() {
+      const b = build();
+      h.controller = b.controller;
+      h.registry = b.registry;
+      return b.controller;
+    },
+  };
+  return h;
+}
