@@ -1,21 +1,35 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.js';
-import { ServiceUnavailableError } from '../core/errors.js';
+import { BadRequestError, ServiceUnavailableError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import { Registry } from '../registry/registry.js';
 import type { Store } from '../store/store.js';
+import { installAuth, installQueryTokenCheck } from './auth-hooks.js';
 import { registerEventRoutes } from './event-routes.js';
 import { toFastifyLogger } from './fastify-logger.js';
 import { registerHealthRoutes, type HealthState } from './health-routes.js';
 import { registerLeaseRoutes } from './lease-routes.js';
 import { ApiMetrics } from './metrics.js';
+import { IdentityRateLimiter, type RateLimits } from './identity-rate-limiter.js';
 import { registerNodeRoutes } from './node-routes.js';
+import { redactQueryTokens } from './query-token.js';
+import { serverOptions, type ServerTimeouts, type TlsFiles } from './server-options.js';
 import { installStatusErrors, sendStatusError } from './status-errors.js';
+import type { TokenAuthenticator } from './token-authenticator.js';
+import { WatchQuota } from './watch-quota.js';
 import { WatchStreams } from './watch-stream.js';
 import { registerZoneRoutes } from './zone-routes.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** `--token-auth-file` and the per-identity limits that only make sense once requests have an identity. */
+export interface AuthConfig {
+  authenticator: TokenAuthenticator;
+  rateLimits: RateLimits;
+  /** Open watches per user; 0 means unlimited. */
+  maxWatchesPerUser: number;
+}
 
 export interface BuildServerDeps {
   store: Store;
@@ -30,6 +44,12 @@ export interface BuildServerDeps {
   bodyLimit?: number;
   /** Pass the instance whose `recordCommit` is wired as the store's onCommit. */
   metrics?: ApiMetrics;
+  /** Absent: no authentication at all (API.md), and so no per-identity limits either. */
+  auth?: AuthConfig;
+  /** PEM certificate chain and key: serve https. */
+  tls?: TlsFiles;
+  /** Against slow clients; defaults in server-options.ts. */
+  timeouts?: Partial<ServerTimeouts>;
 }
 
 export interface ApiServer {
@@ -51,12 +71,17 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
   const log = deps.log === false ? silentLogger : deps.log;
   const app = Fastify({
     ...(deps.log === false ? { logger: false } : { loggerInstance: toFastifyLogger(deps.log) }),
+    ...serverOptions(deps.tls, deps.timeouts),
     bodyLimit,
     // fastify's built-in 503 body is not a Status; the onRequest hook below answers with one instead.
     return503OnClosing: false,
     // A fleet renews thousands of leases a second: one info line per request would drown the log. Requests
     // are logged at debug level in the onResponse hook below instead.
     logController: new LogController({ disableRequestLogging: true }),
+    // Errors fastify raises before routing (a malformed %-escape in the path) bypass setErrorHandler.
+    frameworkErrors: (_err, _request, reply) => {
+      sendStatusError(reply, new BadRequestError('the request path is not a valid URL (malformed %-escape): percent-encode names as UTF-8'));
+    },
   });
   // Writes take application/json only; fastify would otherwise accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
@@ -74,8 +99,18 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
     }
     return undefined;
   });
+  installQueryTokenCheck(app);
+  if (deps.auth) {
+    installAuth(app, {
+      authenticator: deps.auth.authenticator,
+      rateLimiter: new IdentityRateLimiter(deps.auth.rateLimits, deps.clock),
+      watchQuota: new WatchQuota(deps.auth.maxWatchesPerUser),
+      registry,
+    });
+  }
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
-    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: reply.elapsedTime }, 'request completed');
+    // A client that put its token in the URL was refused, but the URL must still not carry it into the log.
+    request.log.debug({ method: request.method, url: redactQueryTokens(request.url), statusCode: reply.statusCode, ms: reply.elapsedTime }, 'request completed');
     const watch = (request.query as Record<string, unknown> | undefined)?.['watch'];
     metrics.httpDuration.observe(
       {
@@ -99,5 +134,5 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
   registerLeaseRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerZoneRoutes(app, ctx);
-  return { app, registry, metrics, watches, markNotReady: () => void (state.notReady = true) };
+  return { app: app as unknown as FastifyInstance, registry, metrics, watches, markNotReady: () => void (state.notReady = true) };
 }

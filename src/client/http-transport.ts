@@ -145,9 +145,10 @@ export class HttpTransport {
     }
     const text = await res.body.text();
     if (res.statusCode < 400) return { ok: true, value: parseBody<T>(text, req, base) };
-    const error = errorFromResponse(res.statusCode, text, req, base);
     const overloaded = res.statusCode === 429 || res.statusCode === 503;
-    const retryAfterMs = retryAfter(res.headers['retry-after'], error, this.#o.clock.now());
+    const parsed = errorFromResponse(res.statusCode, text, req, base);
+    const retryAfterMs = retryAfter(res.headers['retry-after'], parsed, this.#o.clock.now());
+    const error = overloaded ? withRetryAfter(parsed, retryAfterMs) : parsed;
     // A 503 (store not open, shutting down) is that server's trouble: another address may serve at once.
     // A 429 is the cluster's rate limit, which another server would apply too.
     return { ok: false, error, retryable: overloaded && idempotent, failover: res.statusCode === 503, retryAfterMs };
@@ -231,6 +232,18 @@ const REASON_BY_CODE: Record<number, StatusReason> = {
 
 export function reasonForCode(code: number): StatusReason {
   return REASON_BY_CODE[code] ?? (code >= 500 ? 'InternalError' : 'BadRequest');
+}
+
+/**
+ * A 429/503 carries its wait in the Retry-After header and/or the Status' details.retryAfterSeconds (absent in
+ * a proxy's answer; errorFromStatus then defaults a 429 to 1 s). The error gets the longer of the two, so
+ * callers that retry themselves (the agent) never come back sooner than either asked.
+ */
+function withRetryAfter(error: ShepherdError, retryAfterMs: number | undefined): ShepherdError {
+  if (retryAfterMs === undefined) return error;
+  const seconds = Math.max(error.details?.retryAfterSeconds ?? 0, Math.ceil(retryAfterMs / 1000));
+  if (seconds === error.details?.retryAfterSeconds) return error;
+  return errorFromStatus(error.reason, error.message, { ...error.details, retryAfterSeconds: seconds });
 }
 
 /** Retry-After in seconds or as an HTTP date (RFC 9110), else the Status details' retryAfterSeconds. */

@@ -54,6 +54,43 @@ export function buildShepherdCommand(version: string): Command {
     )
     .addOption(new Option('--etcd-prefix <prefix>', 'key prefix for shepherd objects in etcd').default('/shepherd'));
 
+  cmd.optionsGroup('Server security (--mode server), kube-apiserver names where one exists:');
+  cmd
+    .addOption(
+      new Option(
+        '--token-auth-file <file>',
+        'static bearer tokens, one `token,user,uid,"group1,group2"` a line; groups system:masters, system:viewers, system:nodes (user system:node:<name>). Without it: no authentication, loopback only',
+      ),
+    )
+    .addOption(new Option('--allow-unauthenticated', 'allow listening on a non-loopback address without --token-auth-file (anyone who reaches it can write)'))
+    .addOption(new Option('--tls-cert-file <file>', 'PEM certificate (chain) to serve https with; needs --tls-private-key-file'))
+    .addOption(new Option('--tls-private-key-file <file>', 'PEM private key of --tls-cert-file'))
+    .addOption(
+      new Option('--request-timeout <duration>', 'a client must send its whole request (headers and body) within this; watch streams are not cut by it')
+        .default(60_000, d(60_000))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--request-header-timeout <duration>', 'a client must send its request headers within this').default(10_000, d(10_000)).argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--rate-limit-node <qps/burst>', 'with --token-auth-file: requests per second (and burst) per node identity').default({ qps: 20, burst: 40 }, '20/40').argParser(rateFlag),
+    )
+    .addOption(
+      new Option('--rate-limit-user-reads <qps/burst>', 'with --token-auth-file: reads per second (and burst) per other user').default({ qps: 50, burst: 100 }, '50/100').argParser(rateFlag),
+    )
+    .addOption(
+      new Option('--rate-limit-user-writes <qps/burst>', 'with --token-auth-file: writes per second (and burst) per other user').default({ qps: 10, burst: 20 }, '10/20').argParser(rateFlag),
+    )
+    .addOption(
+      new Option('--rate-limit-masters <qps/burst>', 'with --token-auth-file: requests per second per system:masters user (the controller); 0 = unlimited')
+        .default({ qps: 0, burst: 0 }, '0 (unlimited)')
+        .argParser(rateFlag),
+    )
+    .addOption(
+      new Option('--max-watches-per-user <n>', 'with --token-auth-file: open watch streams per user (429 beyond); 0 = unlimited').default(50).argParser(intFlag),
+    );
+
   cmd.optionsGroup('Leader election (--mode server|controller), kube-controller-manager names:');
   cmd
     .addOption(
@@ -135,6 +172,16 @@ export function buildShepherdCommand(version: string): Command {
     .addOption(new Option('--zones <n>', 'zones the simulated nodes are spread over').default(2).argParser(intFlag))
     .addOption(new Option('--scenario <name>', 'play a scripted story: rack-failure').choices(['rack-failure']));
   return cmd;
+}
+
+/** `qps/burst` (`20/40`), or `qps` alone (burst = 2 × qps); `0` means unlimited. */
+export function rateFlag(value: string): { qps: number; burst: number } {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*(\d+)\s*)?$/.exec(value);
+  if (!m) throw new InvalidArgumentError('must be qps/burst, e.g. 20/40 (or 0 for unlimited)');
+  const qps = Number(m[1]);
+  const burst = m[2] === undefined ? Math.max(1, Math.ceil(qps * 2)) : Number(m[2]);
+  if (qps > 0 && burst < 1) throw new InvalidArgumentError('burst must be at least 1 when qps is not 0');
+  return { qps, burst };
 }
 
 export interface FeatureGates {

@@ -1,6 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { buildServer } from '../api/build-server.js';
+import { buildServer, type AuthConfig } from '../api/build-server.js';
+import type { RateLimit } from '../api/identity-rate-limiter.js';
+import type { TlsFiles } from '../api/server-options.js';
+import { TokenAuthenticator } from '../api/token-authenticator.js';
+import { parseTokenFile } from '../api/token-file.js';
 import { ApiMetrics } from '../api/metrics.js';
 import { LocalApiClient } from '../client/local-client.js';
 import { isAbortError, systemClock } from '../core/clock.js';
@@ -40,6 +44,61 @@ async function openStore(opts: Opts, log: Logger, metrics: ApiMetrics): Promise<
   return { store, where: `db ${dbPath}` };
 }
 
+function readFlagFile(flag: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read ${flag} ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}; check the path and its permissions`, { cause: err });
+  }
+}
+
+export interface ServerSecurity {
+  auth: AuthConfig | undefined;
+  tls: TlsFiles | undefined;
+}
+
+/**
+ * --token-auth-file, TLS and the safe defaults of API.md, checked before anything opens: a bad token file or a
+ * non-loopback listen address without authentication stops the server with one sentence.
+ */
+export function serverSecurityFrom(opts: Opts, listen: { host: string; port: number }, log: Logger): ServerSecurity {
+  const tokenFile = opts.tokenAuthFile as string | undefined;
+  const certFile = opts.tlsCertFile as string | undefined;
+  const keyFile = opts.tlsPrivateKeyFile as string | undefined;
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new Error('give both --tls-cert-file and --tls-private-key-file, or neither');
+  }
+  const where = `${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`;
+  const loopback = isLoopbackHost(listen.host);
+  if (tokenFile === undefined && !loopback && opts.allowUnauthenticated !== true) {
+    throw new Error(`refusing to serve an unauthenticated API on ${where}: give --token-auth-file, or --allow-unauthenticated if you really mean it`);
+  }
+  const tls = certFile !== undefined && keyFile !== undefined
+    ? { cert: readFlagFile('--tls-cert-file', certFile), key: readFlagFile('--tls-private-key-file', keyFile) }
+    : undefined;
+  let auth: AuthConfig | undefined;
+  if (tokenFile !== undefined) {
+    const entries = parseTokenFile(readFlagFile('--token-auth-file', tokenFile), `--token-auth-file ${tokenFile}`);
+    if (entries.length === 0) throw new Error(`--token-auth-file ${tokenFile} holds no tokens: add lines token,user,uid,"group1,group2"`);
+    auth = {
+      authenticator: new TokenAuthenticator(entries),
+      rateLimits: {
+        master: opts.rateLimitMasters as RateLimit,
+        node: opts.rateLimitNode as RateLimit,
+        userRead: opts.rateLimitUserReads as RateLimit,
+        userWrite: opts.rateLimitUserWrites as RateLimit,
+      },
+      maxWatchesPerUser: opts.maxWatchesPerUser as number,
+    };
+    if (tls === undefined && !loopback) {
+      log.warn({ listen: where }, `serving bearer tokens over plain HTTP on ${where}: anyone on the network path can read them; give --tls-cert-file and --tls-private-key-file`);
+    }
+  } else if (!loopback) {
+    log.warn({ listen: where }, `serving an unauthenticated API on ${where} (--allow-unauthenticated): anyone who can reach it can write`);
+  }
+  return { auth, tls };
+}
+
 /**
  * `shepherd --mode server`: the API on the embedded SQLite store, plus (unless --no-controller) the node
  * lifecycle controller in-process over a local client — the same informer code path as the remote one.
@@ -50,20 +109,32 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
   const log = asLogger(pino);
   const listen = parseListen(opts.listen as string);
   const controllerConfig = opts.controller === false ? undefined : controllerConfigFrom(opts);
-  if (!isLoopbackHost(listen.host)) {
-    log.warn({ listen: opts.listen }, 'listening on a non-loopback address without authentication: anyone who can reach it can write');
-  }
+  const security = serverSecurityFrom(opts, listen, log);
   const metrics = new ApiMetrics();
   const { store, where } = await openStore(opts, log, metrics);
   const leaderElect = (opts.leaderElect as boolean | undefined) ?? store.kind === 'etcd';
   const registry = new Registry({ store, clock: systemClock, random: systemRandom, log });
-  const api = await buildServer({ store, registry, clock: systemClock, random: systemRandom, log, version: VERSION, metrics });
+  const api = await buildServer({
+    store,
+    registry,
+    clock: systemClock,
+    random: systemRandom,
+    log,
+    version: VERSION,
+    metrics,
+    ...(security.auth ? { auth: security.auth } : {}),
+    ...(security.tls ? { tls: security.tls } : {}),
+    timeouts: { requestTimeoutMs: opts.requestTimeout as number, headersTimeoutMs: opts.requestHeaderTimeout as number },
+  });
   const background: Promise<unknown>[] = [];
   const stop = new AbortController();
   try {
     const address = await api.app.listen({ host: listen.host, port: listen.port });
     process.stdout.write(`shepherd server listening on ${address} (${where}, storage ${store.kind}, version ${VERSION})\n`);
-    log.info({ address, storage: store.kind, where }, 'shepherd server started');
+    log.info(
+      { address, storage: store.kind, where, authentication: security.auth ? `${security.auth.authenticator.size} tokens` : 'off', tls: security.tls !== undefined },
+      'shepherd server started',
+    );
 
     background.push(startEventGc({ registry, clock: systemClock, ttlMs: opts.eventTtl as number, log, signal: stop.signal }));
     if (controllerConfig) {
