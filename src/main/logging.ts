@@ -26,7 +26,7 @@ export function textLine(line: string): string {
  */
 export function createLogger(options: { level: string; format: 'json' | 'text'; destination?: NodeJS.WritableStream }): PinoLogger {
   const out = options.destination ?? process.stderr;
-  const redact = { paths: ['req.headers.authorization', 'headers.authorization', 'token', '*.token'], censor: '[redacted]' };
+  const redact = { paths: ['req.headers.authorization', 'headers.authorization', '*.headers.authorization', 'err.config.headers.authorization', 'token', '*.token'], censor: '[redacted]' };
   if (options.format === 'json') return pino({ level: options.level, redact, base: { pid: process.pid } }, out as never);
   let pending = '';
   const dest = new Writable({
