@@ -7,9 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { startEtcd, type TestEtcd } from '../test/support/etcd.js';
-import { createLeases, median, spawnListening, type LoadResult, type Spawned } from './lib.js';
+import { createLeases, median, renewalLoad, spawnListening, type LoadResult, type Spawned } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,60 +33,6 @@ const LABELS: Record<Target, string> = {
 };
 
 type Held = { name: string; rv: string };
-
-/**
- * lib.ts renewalLoad's load, fixed: autocannon 9 gives every request a fresh context when a connection loops
- * over its (single) request, so per-connection state kept in ctx is lost and lib.ts runs out of leases after
- * `connections` requests. Here leases live in one free pool: a request takes one, its answer puts it back
- * with the new resourceVersion, so no two requests ever hold the same lease and no PUT conflicts.
- */
-async function renewalLoad(url: string, leases: Held[], options: { connections: number; durationS: number }): Promise<LoadResult> {
-  const free = leases.map((l) => ({ ...l }));
-  let fallback = 0;
-  const result = await autocannon({
-    url,
-    connections: options.connections,
-    duration: options.durationS,
-    requests: [
-      {
-        method: 'PUT',
-        setupRequest: (req, ctx) => {
-          // Only a request lost to a connection error leaks its lease; then reuse one (it may answer 409).
-          const lease = free.shift() ?? (leases[fallback++ % leases.length] as Held);
-          (ctx as { cur?: Held }).cur = lease;
-          return {
-            ...req,
-            path: `/api/v1/leases/${lease.name}`,
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({
-              apiVersion: 'coordination/v1',
-              kind: 'Lease',
-              metadata: { name: lease.name, namespace: 'node-lease', resourceVersion: lease.rv },
-              spec: { holderIdentity: lease.name, leaseDurationSeconds: 40, renewTime: new Date().toISOString() },
-            }),
-          };
-        },
-        onResponse: (status, body, ctx) => {
-          const c = ctx as { cur?: Held };
-          if (!c.cur) return;
-          const m = status === 200 ? /"resourceVersion":"(\d+)"/.exec(body) : null;
-          if (m) c.cur.rv = m[1] as string;
-          free.push(c.cur);
-          c.cur = undefined;
-        },
-      },
-    ],
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-    total: result.requests.total,
-  };
-}
-
 function server(args: string[]): Promise<Spawned> {
   return spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--no-controller', '--log-level', 'warn', ...args], 'shepherd');
 }

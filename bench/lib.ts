@@ -47,13 +47,17 @@ export interface LoadResult {
   total: number;
 }
 
+type Held = { name: string; rv: string };
+
 /**
- * Hammers PUT /api/v1/leases/{name} with correct resourceVersions: each connection owns its own leases
- * (round-robin), so no request conflicts and every answer's resourceVersion feeds the next request.
+ * Hammers PUT /api/v1/leases/{name} with correct resourceVersions. autocannon 9 gives every request a fresh
+ * context, so per-connection state cannot be kept; leases live in one free pool instead: a request takes one,
+ * its answer puts it back with the new resourceVersion, so no two requests hold the same lease and no PUT
+ * conflicts.
  */
-export async function renewalLoad(url: string, leases: { name: string; rv: string }[], options: { connections: number; durationS?: number; amount?: number }): Promise<LoadResult> {
-  let nextConn = 0;
-  const per = Math.ceil(leases.length / options.connections);
+export async function renewalLoad(url: string, leases: Held[], options: { connections: number; durationS?: number; amount?: number }): Promise<LoadResult> {
+  const free = leases.map((l) => ({ ...l }));
+  let fallback = 0;
   const result = await autocannon({
     url,
     connections: options.connections,
@@ -62,15 +66,9 @@ export async function renewalLoad(url: string, leases: { name: string; rv: strin
       {
         method: 'PUT',
         setupRequest: (req, ctx) => {
-          const c = ctx as { mine?: { name: string; rv: string }[]; i?: number; cur?: { name: string; rv: string } };
-          if (!c.mine) {
-            const k = nextConn++;
-            c.mine = leases.slice(k * per, (k + 1) * per);
-            c.i = 0;
-          }
-          const lease = c.mine[(c.i as number) % c.mine.length] as { name: string; rv: string };
-          c.i = (c.i as number) + 1;
-          c.cur = lease;
+          // Only a request lost to a connection error leaks its lease; then reuse one (it may answer 409).
+          const lease = free.shift() ?? (leases[fallback++ % leases.length] as Held);
+          (ctx as { cur?: Held }).cur = lease;
           return {
             ...req,
             path: `/api/v1/leases/${lease.name}`,
@@ -84,11 +82,12 @@ export async function renewalLoad(url: string, leases: { name: string; rv: strin
           };
         },
         onResponse: (status, body, ctx) => {
-          const c = ctx as { cur?: { name: string; rv: string } };
-          if (status === 200 && c.cur) {
-            const m = /"resourceVersion":"(\d+)"/.exec(body);
-            if (m) c.cur.rv = m[1] as string;
-          }
+          const c = ctx as { cur?: Held };
+          if (!c.cur) return;
+          const m = status === 200 ? /"resourceVersion":"(\d+)"/.exec(body) : null;
+          if (m) c.cur.rv = m[1] as string;
+          free.push(c.cur);
+          c.cur = undefined;
         },
       },
     ],
