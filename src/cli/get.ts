@@ -137,7 +137,14 @@ async function printInitial(
     return;
   }
   if (items.length === 0) {
-    if (!o.watch && o.names.length === 0) deps.err.write('No resources found\n');
+    if (!o.watch && o.names.length === 0) {
+      deps.err.write('No resources found\n');
+      // Who leads (or that the controller is holding back) matters most when nothing is listed yet.
+      if (o.output !== 'name') {
+        const footer = await view.footer(items);
+        if (footer.length > 0) deps.out.write(`${footer.join('\n')}\n`);
+      }
+    }
     return;
   }
   if (o.output === 'name') {

@@ -8,7 +8,7 @@ import type { Node } from '../core/node.js';
 import { systemRandom } from '../core/random.js';
 import type { NodeLifecycleConfig } from '../controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../controller/node-lifecycle/node-lifecycle-controller.js';
-import { runLeaderElection } from '../controller/leader-election.js';
+import { runLeaderElection, validateLeaderElectionConfig, type LeaderElectionConfig } from '../controller/leader-election.js';
 import { asLogger, controllerConfigFrom, httpClientFrom, loggerFrom, processIdentity, type Opts } from './common.js';
 import { serveProbes } from './probe-server.js';
 
@@ -52,18 +52,25 @@ export async function runNodeLifecycle(deps: {
   await informers;
 }
 
-/**
- * Campaigns for the leader Lease (shepherd-system/shepherd-node-lifecycle-controller) and runs the controller
- * only while leading; campaigns again after losing it. Every term starts a fresh controller, so a new leader
- * gives every node a fresh grace period and a failover never marks nodes dead.
- */
-export async function runElected(opts: Opts, client: ApiClient, log: Logger, run: (signal: AbortSignal) => Promise<void>, signal: AbortSignal): Promise<void> {
+/** --leader-elect-* flags → config, checked at start-up so a bad combination fails before serving. */
+export function leaderElectionConfigFrom(opts: Opts): LeaderElectionConfig {
   const config = {
     leaseDurationMs: opts.leaderElectLeaseDuration as number,
     renewDeadlineMs: opts.leaderElectRenewDeadline as number,
     retryPeriodMs: opts.leaderElectRetryPeriod as number,
     identity: processIdentity(),
   };
+  validateLeaderElectionConfig(config);
+  return config;
+}
+
+/**
+ * Campaigns for the leader Lease (shepherd-system/shepherd-node-lifecycle-controller) and runs the controller
+ * only while leading; campaigns again after losing it. Every term starts a fresh controller, so a new leader
+ * gives every node a fresh grace period and a failover never marks nodes dead.
+ */
+export async function runElected(opts: Opts, client: ApiClient, log: Logger, run: (signal: AbortSignal) => Promise<void>, signal: AbortSignal): Promise<void> {
+  const config = leaderElectionConfigFrom(opts);
   while (!signal.aborted) {
     await runLeaderElection(
       { client, clock: systemClock, log, config },
@@ -86,6 +93,7 @@ export async function runElected(opts: Opts, client: ApiClient, log: Logger, run
 export async function runControllerMode(opts: Opts, signal: AbortSignal): Promise<number> {
   const log = asLogger(loggerFrom(opts, 'node-lifecycle-controller'));
   const config = controllerConfigFrom(opts);
+  if (opts.leaderElect === true) leaderElectionConfigFrom(opts);
   const client = httpClientFrom(opts, log);
   let ready = false;
   const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, { ready: () => ready, log });

@@ -17,7 +17,7 @@ import type { Store } from '../store/store.js';
 import type { Logger } from '../core/logger.js';
 import { isLoopbackHost, parseListen } from '../config/flag-parsers.js';
 import { asLogger, controllerConfigFrom, loggerFrom, processIdentity, type Opts } from './common.js';
-import { runElected, runNodeLifecycle } from './run-controller.js';
+import { leaderElectionConfigFrom, runElected, runNodeLifecycle } from './run-controller.js';
 import { VERSION } from './version.js';
 
 async function openStore(opts: Opts, log: Logger, metrics: ApiMetrics): Promise<{ store: Store; where: string }> {
@@ -110,6 +110,8 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
   const listen = parseListen(opts.listen as string);
   const controllerConfig = opts.controller === false ? undefined : controllerConfigFrom(opts);
   const security = serverSecurityFrom(opts, listen, log);
+  const mayElect = opts.leaderElect === true || (opts.leaderElect === undefined && (opts.etcdServers as string[] | undefined)?.length);
+  if (controllerConfig && mayElect) leaderElectionConfigFrom(opts);
   const metrics = new ApiMetrics();
   const { store, where } = await openStore(opts, log, metrics);
   const leaderElect = (opts.leaderElect as boolean | undefined) ?? store.kind === 'etcd';
