@@ -22,20 +22,26 @@ const d = (ms: number): string => formatDuration(ms);
  */
 export function buildShepherdCommand(version: string): Command {
   const cmd = new Command('shepherd')
-    .description(
-      'shepherd: a node-lifecycle control plane.\n\n' +
-        '  shepherd --mode server                      API server on SQLite (./shepherd.db) with the node lifecycle controller\n' +
-        '  shepherd --mode agent --api-addr HOST:PORT  register this machine and keep its lease and status fresh\n' +
-        '  shepherd --mode controller --api-addr ...   run the node lifecycle controller alone (server has --no-controller)\n' +
-        '  shepherd --mode fleet --nodes N ...         simulate N agents (load tests and failure drills)\n\n' +
-        'Durations use Go syntax: 100ms, 5s, 1m30s.',
+    .description('shepherd: a node-lifecycle control plane (API server, node agent, node lifecycle controller).')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Modes:',
+        '  shepherd --mode server                      API server on SQLite (./shepherd.db) with the node lifecycle controller',
+        '  shepherd --mode agent --api-addr HOST:PORT  register this machine and keep its lease and status fresh',
+        '  shepherd --mode controller --api-addr ...   the node lifecycle controller alone (server with --no-controller)',
+        '  shepherd --mode fleet --nodes N ...         simulate N agents (load tests and failure drills)',
+        '',
+        'Durations use Go syntax: 100ms, 5s, 1m30s. Signals: the first SIGTERM/SIGINT shuts down gracefully, a second exits at once.',
+      ].join('\n'),
     )
     .version(version, '--version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help')
     .allowExcessArguments(false)
-    .addOption(new Option('--mode <mode>', 'what this process runs').choices(MODES).default('server'))
-    .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).default('info'))
-    .addOption(new Option('--log-format <format>', 'log line format').choices(['json', 'text']).default('text'))
+    .addOption(new Option('--mode <mode>', 'what this process runs (see Modes below)').choices(MODES).default('server'))
+    .addOption(new Option('--log-level <level>', 'least severe log lines to print').choices(['debug', 'info', 'warn', 'error']).default('info'))
+    .addOption(new Option('--log-format <format>', 'log lines as readable text or as JSON objects (one a line)').choices(['json', 'text']).default('text'))
     .addOption(
       new Option('--health-probe-bind-address <host:port>', 'agent/controller/fleet: serve /healthz, /readyz and /metrics here (off by default)'),
     );
@@ -170,7 +176,7 @@ export function buildShepherdCommand(version: string): Command {
   cmd
     .addOption(new Option('--nodes <n>', 'simulated agents').default(100).argParser(intFlag))
     .addOption(new Option('--zones <n>', 'zones the simulated nodes are spread over').default(2).argParser(intFlag))
-    .addOption(new Option('--scenario <name>', 'play a scripted story: rack-failure').choices(['rack-failure']));
+    .addOption(new Option('--scenario <name>', 'play a scripted story instead of free-running (none by default): rack-failure').choices(['rack-failure']));
   return cmd;
 }
 

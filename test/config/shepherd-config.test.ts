@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildShepherdCommand, parseFeatureGates } from '../../src/config/shepherd-config.js';
+import { controllerConfigFrom } from '../../src/main/common.js';
+
+function parse(argv: string[]): Record<string, unknown> {
+  const cmd = buildShepherdCommand('0.0.0-test').exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  cmd.parse(argv, { from: 'user' });
+  return cmd.opts();
+}
+
+test('defaults are the Kubernetes ones (DECISIONS 13)', () => {
+  const o = parse([]);
+  assert.equal(o.mode, 'server');
+  assert.equal(o.listen, '127.0.0.1:9876');
+  assert.equal(o.db, './shepherd.db');
+  assert.equal(o.eventTtl, 3_600_000);
+  assert.equal(o.nodeMonitorPeriod, 5_000);
+  assert.equal(o.nodeMonitorGracePeriod, 50_000);
+  assert.equal(o.nodeStartupGracePeriod, 60_000);
+  assert.equal(o.nodeEvictionRate, 0.1);
+  assert.equal(o.secondaryNodeEvictionRate, 0.01);
+  assert.equal(o.largeClusterSizeThreshold, 50);
+  assert.equal(o.unhealthyZoneThreshold, 0.55);
+  assert.equal(o.leaseDuration, 40_000);
+  assert.equal(o.leaderElectLeaseDuration, 15_000);
+  assert.equal(o.leaderElectRenewDeadline, 10_000);
+  assert.equal(o.leaderElectRetryPeriod, 2_000);
+  assert.equal(controllerConfigFrom(o).leaseCircuitBreaker, true);
+});
+
+test('--help documents every flag, each value flag with its default or why it has none', () => {
+  const cmd = buildShepherdCommand('0.0.0-test');
+  const help = cmd.helpInformation();
+  for (const opt of cmd.options) {
+    assert.ok(help.includes(opt.long as string), `${opt.long} missing from --help`);
+    assert.ok(opt.description.length > 10, `${opt.long} has no real description`);
+    const takesValue = opt.required || opt.optional;
+    if (takesValue && opt.defaultValue === undefined) {
+      assert.match(opt.description, /default|off|optional|when|instead|repeat|file|CA|value|--/i, `${opt.long} says nothing about its default`);
+    }
+  }
+});
+
+test('durations use Go syntax and bad values fail with one sentence', () => {
+  assert.equal(parse(['--node-monitor-grace-period', '1m30s']).nodeMonitorGracePeriod, 90_000);
+  assert.throws(() => parse(['--node-monitor-grace-period', '40']), /Go syntax/);
+  assert.throws(() => parse(['--unhealthy-zone-threshold', '1.5']), /\(0, 1\]/);
+  assert.throws(() => parse(['--mode', 'bogus']), /choices|Allowed/);
+});
+
+test('the server refuses a grace period not longer than the monitor period', () => {
+  const o = parse(['--node-monitor-period', '5s', '--node-monitor-grace-period', '5s']);
+  assert.throws(() => controllerConfigFrom(o), /grace/);
+});
+
+test('feature gates: the circuit breaker can be turned off; unknown gates are refused', () => {
+  assert.deepEqual(parseFeatureGates({ NodeControllerLeaseCircuitBreaker: 'false' }), { NodeControllerLeaseCircuitBreaker: false });
+  assert.equal(controllerConfigFrom(parse(['--feature-gates', 'NodeControllerLeaseCircuitBreaker=false'])).leaseCircuitBreaker, false);
+  assert.throws(() => parseFeatureGates({ Bogus: 'true' }), /unknown feature gate "Bogus"/);
+  assert.throws(() => parseFeatureGates({ NodeControllerLeaseCircuitBreaker: 'yes' }), /true or false/);
+});
