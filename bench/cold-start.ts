@@ -1,0 +1,113 @@
+// Benchmarks 5 and 6 (issue 8): a server starting on a database that holds 100k nodes and 100k leases:
+// time from spawn to /readyz 200, and its RSS once the controller has listed and judged everything.
+//   npm run bench:cold-start -- [--nodes 100000] [--runs 3] [--rss-after 30]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatTime } from '../src/core/clock.js';
+import type { Lease } from '../src/core/lease.js';
+import { ZONE_LABEL, type Node } from '../src/core/node.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { median, ROOT } from './lib.js';
+import { machine, procSample } from './proc-stats.js';
+
+const { values } = parseArgs({ options: { nodes: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' }, 'rss-after': { type: 'string', default: '30' } } });
+const n = Number(values.nodes);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function buildDb(path: string): Promise<number> {
+  const t0 = performance.now();
+  const store = await openSqliteStore({ path });
+  const at = formatTime(Date.now());
+  const BATCH = 5000;
+  for (let i = 0; i < n; i += BATCH) {
+    const writes: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(n, i + BATCH); j++) {
+      const name = `node-${String(j).padStart(6, '0')}`;
+      const node: Node = {
+        apiVersion: 'v1', kind: 'Node',
+        metadata: { name, uid: `00000000-0000-4000-8000-${String(j).padStart(12, '0')}`, resourceVersion: '', creationTimestamp: at, labels: { [ZONE_LABEL]: `zone-${j % 3}` } },
+        spec: {},
+        status: {
+          conditions: ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => ({ type, status: type === 'Ready' ? 'True' as const : 'False' as const, reason: 'AgentReady', message: 'ok', lastHeartbeatTime: at, lastTransitionTime: at })),
+          nodeInfo: { agentVersion: '0.1.0', hostname: name, os: 'linux', arch: 'amd64' },
+          addresses: [{ type: 'InternalIP', address: `10.0.${(j >> 8) & 255}.${j & 255}` }, { type: 'Hostname', address: name }],
+        },
+      };
+      const lease: Lease = {
+        apiVersion: 'coordination/v1', kind: 'Lease',
+        metadata: { name, namespace: 'node-lease', uid: `10000000-0000-4000-8000-${String(j).padStart(12, '0')}`, resourceVersion: '', creationTimestamp: at },
+        spec: { holderIdentity: name, leaseDurationSeconds: 40, acquireTime: at, renewTime: at },
+      };
+      writes.push(store.create('nodes', node), store.create('leases', lease));
+    }
+    await Promise.all(writes);
+  }
+  await store.close();
+  return (performance.now() - t0) / 1000;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+async function coldStart(db: string, rssAfterS: number): Promise<{ readyS: number; rssMb?: number; rssReadyMb: number }> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['bin/shepherd', '--mode', 'server', '--listen', `127.0.0.1:${port}`, '--db', db, '--log-level', 'warn'], { cwd: ROOT, stdio: 'ignore' });
+  try {
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+        if (res.status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before /readyz answered 200`);
+      await sleep(10);
+    }
+    const readyS = (performance.now() - t0) / 1000;
+    const rssReadyMb = procSample(child.pid as number).rssMb;
+    if (rssAfterS <= 0) return { readyS, rssReadyMb };
+    let rssMb = rssReadyMb;
+    for (let s = 0; s < rssAfterS; s++) {
+      await sleep(1000);
+      rssMb = Math.max(rssMb, procSample(child.pid as number).rssMb);
+    }
+    return { readyS, rssMb, rssReadyMb };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'shepherd-cold-'));
+try {
+  const db = join(dir, 'cold.db');
+  const buildS = await buildDb(db);
+  const sizeMb = statSync(db).size / 1024 / 1024;
+  process.stderr.write(`built ${n} nodes + ${n} leases in ${buildS.toFixed(1)}s (${sizeMb.toFixed(0)} MB)\n`);
+  const runs = [];
+  for (let r = 0; r < Number(values.runs); r++) {
+    const res = await coldStart(db, r === 0 ? Number(values['rss-after']) : 0);
+    process.stderr.write(`run ${r + 1}: ${JSON.stringify(res)}\n`);
+    runs.push(res);
+  }
+  const rss = runs[0]?.rssMb ?? 0;
+  console.log(`Cold start and RSS: ${n} nodes + ${n} leases in SQLite (${sizeMb.toFixed(0)} MB, built in ${buildS.toFixed(0)} s with openSqliteStore), default flags, controller in process (${machine()})\n`);
+  console.log('| figure | measured | target |');
+  console.log('|---|---|---|');
+  console.log(`| spawn → /readyz 200 (median of ${runs.length}: ${runs.map((x) => x.readyS.toFixed(2)).join(', ')} s) | ${median(runs.map((x) => x.readyS)).toFixed(2)} s | ≤ 3 s |`);
+  console.log(`| RSS at /readyz 200 | ${runs[0]?.rssReadyMb.toFixed(0)} MB | — |`);
+  console.log(`| peak RSS over the first ${values['rss-after']} s after ready (informers listed, controller judging) | ${rss.toFixed(0)} MB | ≤ 500 MB |`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,115 @@
+// Benchmark 2 (issue 8): the largest fleet one server holds at default cadence (10 s renewals) with renewal
+// p99 ≤ 100 ms and no node wrongly marked Unknown over the window, the simulator on the same machine.
+//   npm run bench:fleet -- [--nodes 10000,25000,50000] [--window 120] [--start-rate 800] [--settle 20]
+// Steps N up on a fresh server each time and stops at the first N that misses the target.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT, spawnListening } from './lib.js';
+import { cpuShare, machine, procSample } from './proc-stats.js';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '1000,2000,5000,10000,25000,50000' },
+    window: { type: 'string', default: '120' },
+    'start-rate': { type: 'string', default: '800' },
+    settle: { type: 'string', default: '20' },
+    zones: { type: 'string', default: '3' },
+  },
+});
+const steps = values.nodes.split(',').map(Number);
+const windowS = Number(values.window);
+const settleS = Number(values.settle);
+
+interface Totals {
+  renewals: number;
+  renewalsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  errors: number;
+  wrongUnknown: number;
+  running: number;
+  serverReady: number;
+}
+interface StepResult {
+  n: number;
+  registerS: number;
+  totals: Totals;
+  serverCpu: number;
+  fleetCpu: number;
+  serverRssMb: number;
+  ok: boolean;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function step(n: number, dir: string): Promise<StepResult> {
+  const server = await spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--db', join(dir, `fleet-${n}.db`), '--log-level', 'warn'], 'shepherd');
+  const addr = new URL(server.url).host;
+  const fleet = spawn(process.execPath, ['--max-old-space-size=8192', '--import', 'tsx', 'bench/fleet-cli.ts', '--nodes', String(n), '--zones', values.zones, '--api-addr', addr,
+    '--start-rate', values['start-rate'], '--report-interval', '5s', '--log-level', 'warn'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  fleet.stdout.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  fleet.stderr.on('data', (b: Buffer) => process.stderr.write(`  fleet: ${b.toString()}`));
+  const started = Date.now();
+  try {
+    // Registered: every agent running and the server showing every node Ready.
+    for (;;) {
+      await sleep(1000);
+      const last = [...out.matchAll(/agents (\d+)\/(\d+) running.*server: Ready (\d+) Unknown (\d+)/g)].at(-1);
+      if (last && Number(last[1]) === n && Number(last[3]) === n) break;
+      if (Date.now() - started > 15 * 60_000) throw new Error(`N=${n}: not all registered and Ready after 15 minutes:\n${out.slice(-2000)}`);
+      if (fleet.exitCode !== null) throw new Error(`fleet exited early:\n${out.slice(-2000)}`);
+    }
+    const registerS = (Date.now() - started) / 1000;
+    process.stderr.write(`N=${n}: all registered and Ready after ${registerS.toFixed(0)}s; settling ${settleS}s, then measuring ${windowS}s\n`);
+    await sleep(settleS * 1000);
+    fleet.stdin.write('mark\n');
+    const s0 = procSample(server.child.pid as number);
+    const f0 = procSample(fleet.pid as number);
+    const marks = out.split('totals-json').length;
+    await sleep(windowS * 1000);
+    const s1 = procSample(server.child.pid as number);
+    const f1 = procSample(fleet.pid as number);
+    fleet.stdin.write('mark\n');
+    while (out.split('totals-json').length <= marks) await sleep(100);
+    await sleep(200);
+    const json = [...out.matchAll(/totals-json (\{.*\})/g)].at(-1)?.[1] as string;
+    const totals = JSON.parse(json) as Totals;
+    const ok = totals.p99Ms <= 100 && totals.wrongUnknown === 0 && totals.errors === 0 && totals.serverReady === n;
+    const r = { n, registerS, totals, serverCpu: cpuShare(s0, s1, windowS), fleetCpu: cpuShare(f0, f1, windowS), serverRssMb: s1.rssMb, ok };
+    process.stderr.write(`N=${n}: ${JSON.stringify(r)}\n`);
+    return r;
+  } finally {
+    fleet.stdin.end('quit\n');
+    await new Promise((r) => (fleet.exitCode !== null ? r(undefined) : fleet.once('exit', r)));
+    await server.stop();
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'shepherd-fleet-bench-'));
+const results: StepResult[] = [];
+const header = machine();
+try {
+  for (const n of steps) {
+    const r = await step(n, dir);
+    results.push(r);
+    if (!r.ok) break;
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const best = results.filter((r) => r.ok).at(-1);
+console.log(`Fleet capacity: default cadence (40 s leases, 10 s renewals), ${windowS} s window after ${settleS} s settle, simulator and server on one machine (${header})\n`);
+console.log('| nodes | registration s | renewals/s | p50 ms | p99 ms (target ≤ 100) | max ms | errors | wrongly Unknown (target 0) | server CPU (cores) | fleet CPU (cores) | server RSS MB | holds? |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+for (const r of results) {
+  const t = r.totals;
+  console.log(`| ${r.n} | ${r.registerS.toFixed(0)} | ${t.renewalsPerSecond.toFixed(0)} | ${t.p50Ms} | ${t.p99Ms} | ${t.maxMs} | ${t.errors} | ${t.wrongUnknown} | ${r.serverCpu.toFixed(2)} | ${r.fleetCpu.toFixed(2)} | ${r.serverRssMb.toFixed(0)} | ${r.ok ? 'yes' : 'no'} |`);
+}
+console.log(`\nlargest N held: ${best ? best.n : 'none of the steps'} (target ≥ 50,000)`);

@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+
+const TICKS = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) and RSS of a process, from /proc (Linux only). */
+export function procSample(pid: number): { cpuS: number; rssMb: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuS = (Number(fields[11]) + Number(fields[12])) / TICKS;
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 'NaN');
+  return { cpuS, rssMb: rssKb / 1024 };
+}
+
+/** Share of one core a process used between two samples taken `seconds` apart. */
+export function cpuShare(a: { cpuS: number }, b: { cpuS: number }, seconds: number): number {
+  return (b.cpuS - a.cpuS) / seconds;
+}
+
+export function machine(): string {
+  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
+  const nproc = readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length;
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  return `${nproc} × ${cpu}, Node ${process.version}, load average at start ${load}`;
+}

@@ -1,0 +1,132 @@
+// Benchmark 4 (issue 8): watch fan-out. 100 watchers on /api/v1/leases?watch=true while a writer renews
+// leases at 2,000 writes/s; latency from the write to each watcher's receipt of its event.
+//   npm run bench:watch -- [--watchers 100] [--rate 2000] [--seconds 10] [--runs 3]
+// Both ends are timed on this process's clock: "sent" when the PUT leaves, "acked" when its 200 arrives (the
+// commit is durable then). Watchers read raw NDJSON and only pick out the resourceVersion, so the client side
+// adds as little as possible; the server runs --no-controller so only the watch path is measured.
+import { setMaxListeners } from 'node:events';
+import { parseArgs } from 'node:util';
+import { Pool, request } from 'undici';
+import { LatencyHistogram } from '../src/fleet/latency-histogram.js';
+import { createLeases, median, spawnListening } from './lib.js';
+import { machine } from './proc-stats.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const { values } = parseArgs({
+  options: { watchers: { type: 'string', default: '100' }, rate: { type: 'string', default: '2000' }, seconds: { type: 'string', default: '10' }, runs: { type: 'string', default: '3' }, leases: { type: 'string', default: '1000' } },
+});
+const W = Number(values.watchers);
+const RATE = Number(values.rate);
+const SECONDS = Number(values.seconds);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const RV = /"resourceVersion":"(\d+)"/;
+
+interface RunResult { writesPerS: number; delivered: number; expected: number; fromSent: LatencyHistogram; fromAck: LatencyHistogram }
+
+function watcher(url: string, rv: string, arrivals: Map<number, number>, signal: AbortSignal): Promise<void> {
+  return (async () => {
+    const res = await request(`${url}/api/v1/leases?watch=true&resourceVersion=${rv}`, { bodyTimeout: 0, signal });
+    let tail = '';
+    try {
+      for await (const chunk of res.body) {
+        const t = performance.now();
+        const text = tail + (chunk as Buffer).toString('latin1');
+        const lines = text.split('\n');
+        tail = lines.pop() ?? '';
+        for (const line of lines) {
+          const m = RV.exec(line);
+          if (m && !line.includes('"BOOKMARK"')) arrivals.set(Number(m[1]), t);
+        }
+      }
+    } catch (err) {
+      if (!signal.aborted) throw err;
+    }
+  })();
+}
+
+async function run(url: string, leases: { name: string; rv: string }[]): Promise<RunResult> {
+  const current = (await (await fetch(`${url}/api/v1/leases`)).json()) as { metadata: { resourceVersion: string } };
+  const ac = new AbortController();
+  setMaxListeners(W + 10, ac.signal); // one abort listener per watcher
+  const arrivals = Array.from({ length: W }, () => new Map<number, number>());
+  const watchers = arrivals.map((a) => watcher(url, current.metadata.resourceVersion, a, ac.signal).catch((e: unknown) => process.stderr.write(`watcher: ${String(e)}\n`)));
+  await sleep(500);
+  const pool = new Pool(url, { connections: 64 });
+  const sent = new Map<number, { sent: number; acked: number }>();
+  const inflight: Promise<void>[] = [];
+  // At most MAX_INFLIGHT writes outstanding: an open-loop writer against a server that falls behind would
+  // measure its own growing queue, not the watch path; the achieved rate is reported instead.
+  const MAX_INFLIGHT = 128;
+  let outstanding = 0;
+  const t0 = performance.now();
+  let issued = 0;
+  let next = 0;
+  while (performance.now() - t0 < SECONDS * 1000) {
+    const due = Math.floor(((performance.now() - t0) / 1000) * RATE);
+    for (; issued < due && outstanding < MAX_INFLIGHT; issued++) {
+      outstanding++;
+      const lease = leases[next++ % leases.length] as { name: string; rv: string };
+      const body = JSON.stringify({ metadata: { name: lease.name, namespace: 'node-lease', resourceVersion: lease.rv }, spec: { holderIdentity: lease.name, leaseDurationSeconds: 40, renewTime: new Date().toISOString() } });
+      const s = performance.now();
+      inflight.push(pool.request({ method: 'PUT', path: `/api/v1/leases/${lease.name}`, headers: { 'content-type': 'application/json' }, body }).then(async (res) => {
+        const text = await res.body.text();
+        outstanding--;
+        const acked = performance.now();
+        const m = RV.exec(text);
+        if (res.statusCode === 200 && m) {
+          lease.rv = m[1] as string;
+          sent.set(Number(m[1]), { sent: s, acked });
+        }
+      }));
+    }
+    if (issued < due) issued = due; // writes the server could not take in time are skipped, not queued
+    await sleep(2);
+  }
+  await Promise.all(inflight);
+  const writesPerS = sent.size / ((performance.now() - t0) / 1000);
+  await sleep(1000);
+  ac.abort();
+  await Promise.all(watchers);
+  await pool.close();
+  const fromSent = new LatencyHistogram();
+  const fromAck = new LatencyHistogram();
+  let delivered = 0;
+  for (const a of arrivals) {
+    for (const [rv, w] of sent) {
+      const t = a.get(rv);
+      if (t === undefined) continue;
+      delivered++;
+      fromSent.record(t - w.sent);
+      fromAck.record(Math.max(0, t - w.acked));
+    }
+  }
+  return { writesPerS, delivered, expected: sent.size * W, fromSent, fromAck };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'shepherd-watch-'));
+const results: RunResult[] = [];
+try {
+  for (let r = 0; r < Number(values.runs); r++) {
+    const s = await spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--db', join(dir, `w${r}.db`), '--no-controller', '--log-level', 'warn'], 'shepherd');
+    try {
+      const leases = await createLeases(s.url, Number(values.leases));
+      const res = await run(s.url, leases);
+      process.stderr.write(`run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`);
+      results.push(res);
+    } finally {
+      await s.stop();
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const med = (f: (r: RunResult) => number): string => median(results.map(f)).toFixed(1);
+console.log(`Watch fan-out: ${W} watchers on leases, target ${RATE} writes/s for ${SECONDS} s, ${results.length} runs, medians (${machine()})\n`);
+console.log('| figure | measured | target |');
+console.log('|---|---|---|');
+console.log(`| writes/s achieved | ${med((r) => r.writesPerS)} | ${RATE} |`);
+console.log(`| events delivered / expected | ${results.map((r) => `${r.delivered}/${r.expected}`).join(', ')} | all |`);
+console.log(`| PUT sent → watcher receipt, p50 / p99 / max ms | ${med((r) => r.fromSent.quantile(0.5))} / ${med((r) => r.fromSent.quantile(0.99))} / ${med((r) => r.fromSent.max)} | — |`);
+console.log(`| commit acked → watcher receipt (commit → delivery), p50 / p99 ms | ${med((r) => r.fromAck.quantile(0.5))} / ${med((r) => r.fromAck.quantile(0.99))} | p99 ≤ 20 ms |`);
