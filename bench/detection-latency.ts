@@ -24,7 +24,7 @@ interface Sample { name: string; killedAt: number; lastRenewAt: number; unknownA
 const dir = mkdtempSync(join(tmpdir(), 'shepherd-detect-'));
 const server = await spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--db', join(dir, 'd.db'), '--log-level', 'warn'], 'shepherd');
 const addr = new URL(server.url).host;
-const fleet = spawn(process.execPath, ['--import', 'tsx', 'bench/fleet-cli.ts', '--nodes', '30', '--zones', '1', '--api-addr', addr, '--log-level', 'warn', '--report-interval', '1h'], { cwd: ROOT, stdio: ['pipe', 'ignore', 'inherit'] });
+const fleet = spawn(process.execPath, ['bin/shepherd', '--mode', 'fleet', '--nodes', '30', '--zones', '1', '--api-addr', addr, '--log-level', 'warn', '--report-interval', '1h'], { cwd: ROOT, stdio: ['pipe', 'ignore', 'inherit'] });
 const agents = Array.from({ length: SAMPLES }, (_, i) =>
   spawn(process.execPath, ['bin/shepherd', '--mode', 'agent', '--node-name', `victim-${i}`, '--zone', 'zone-a', '--api-addr', addr, '--log-level', 'warn'], { cwd: ROOT, stdio: 'ignore' }),
 );

@@ -49,7 +49,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 async function step(n: number, dir: string): Promise<StepResult> {
   const server = await spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--db', join(dir, `fleet-${n}.db`), '--log-level', 'warn'], 'shepherd');
   const addr = new URL(server.url).host;
-  const fleet = spawn(process.execPath, ['--max-old-space-size=8192', '--import', 'tsx', 'bench/fleet-cli.ts', '--nodes', String(n), '--zones', values.zones, '--api-addr', addr,
+  const fleet = spawn(process.execPath, ['--max-old-space-size=8192', 'bin/shepherd', '--mode', 'fleet', '--nodes', String(n), '--zones', values.zones, '--api-addr', addr,
     '--start-rate', values['start-rate'], '--report-interval', '5s', '--log-level', 'warn'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   fleet.stdout.on('data', (b: Buffer) => {

@@ -176,7 +176,20 @@ export function buildShepherdCommand(version: string): Command {
   cmd
     .addOption(new Option('--nodes <n>', 'simulated agents').default(100).argParser(intFlag))
     .addOption(new Option('--zones <n>', 'zones the simulated nodes are spread over').default(2).argParser(intFlag))
-    .addOption(new Option('--scenario <name>', 'play a scripted story instead of free-running (none by default): rack-failure').choices(['rack-failure']));
+    .addOption(new Option('--scenario <name>', 'play a scripted story instead of free-running (none by default): rack-failure').choices(['rack-failure']))
+    .addOption(new Option('--node-prefix <prefix>', 'simulated node names are <prefix>-<zone>-<i>').default('fleet'))
+    .addOption(new Option('--start-rate <agents/s>', 'agent starts (registrations, restarts) per second').default(500).argParser(positiveNumberFlag))
+    .addOption(new Option('--report-interval <duration>', 'time between live report lines').default(5_000, d(5_000)).argParser(durationFlag))
+    .addOption(new Option('--duration <duration>', 'run this long, print the totals and exit (default: until signalled)').argParser(durationFlag))
+    .addOption(
+      new Option('--stop <zone:fraction>', 'stop this share of a zone at start; repeatable (default: none)').argParser((v: string, p: string[] | undefined) => [
+        ...(p ?? []),
+        v,
+      ]),
+    )
+    .addOption(
+      new Option('--step-timeout <duration>', 'with --scenario: the longest wait for one expected event').default(120_000, d(120_000)).argParser(durationFlag),
+    );
   return cmd;
 }
 
