@@ -100,6 +100,25 @@ export function serverSecurityFrom(opts: Opts, listen: { host: string; port: num
 }
 
 /**
+ * app.close() waits for every connection, and Node's closeIdleConnections() misses a keep-alive socket that
+ * never carried a request (undici opens spare ones). In-flight requests get a moment to finish; then every
+ * connection is closed so shutdown cannot hang on an idle client.
+ */
+async function closeApi(app: { close(): Promise<unknown>; server: { closeAllConnections(): void } }, graceMs = 2000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const force = new Promise<void>((res) => {
+    timer = setTimeout(() => {
+      app.server.closeAllConnections();
+      res();
+    }, graceMs);
+  });
+  const closing = app.close();
+  await Promise.race([closing, force]);
+  await closing;
+  clearTimeout(timer);
+}
+
+/**
  * `shepherd --mode server`: the API on the embedded SQLite store, plus (unless --no-controller) the node
  * lifecycle controller in-process over a local client — the same informer code path as the remote one.
  * Shutdown: /readyz turns 503, the controller stops, watches end, in-flight writes finish, the DB closes.
@@ -161,7 +180,7 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
     api.markNotReady();
     stop.abort();
     await Promise.allSettled(background);
-    await api.app.close();
+    await closeApi(api.app);
     await store.close();
     log.info('shutdown complete');
     return 0;
