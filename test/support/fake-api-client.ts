@@ -196,6 +196,10 @@ export class FakeCache<T extends { metadata: { name: string; namespace?: string;
   list(): T[] {
     return [...this.#items.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => structuredClone(o));
   }
+  /** ObjectCache's read-only view; copies as `list()` does (a test may replace `list`). */
+  sortedView(): readonly T[] {
+    return this.list();
+  }
   lastSyncResourceVersion(): string {
     return this.#rv;
   }

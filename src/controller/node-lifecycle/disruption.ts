@@ -3,7 +3,7 @@ import type { NodeCondition } from '../../core/node.js';
 import type { NodeLifecycleConfig } from './config.js';
 import { RateLimitedTimedQueue } from './rate-limited-queue.js';
 import { newRateLimiter, neverRateLimiter } from './token-bucket.js';
-import { computeZoneState, type ZoneState } from './zone-state.js';
+import { zoneStateOf, type ZoneState } from './zone-state.js';
 
 /** `EvictionRateLimiterBurst`. */
 const BURST = 1;
@@ -18,6 +18,12 @@ export interface ZoneCount {
   zone: string;
   state: Exclude<ZoneState, 'Initial'>;
   nodes: number;
+  notReady: number;
+}
+
+/** Counted nodes of one zone in one pass: Ready=True, and the rest (False, Unknown or no Ready condition). */
+export interface ZoneTally {
+  ready: number;
   notReady: number;
 }
 
@@ -134,9 +140,19 @@ export class ZoneBook {
 
   /** `handleDisruption`: zone Ready conditions of this pass (counted nodes only) → states, limiters, mode. */
   handleDisruption(readyByZone: ReadonlyMap<string, ReadonlyArray<NodeCondition | undefined>>): DisruptionOutcome {
+    const tallies = new Map<string, ZoneTally>();
+    for (const [zone, conditions] of readyByZone) {
+      const ready = conditions.filter((c) => c?.status === 'True').length;
+      tallies.set(zone, { ready, notReady: conditions.length - ready });
+    }
+    return this.handleTallies(tallies);
+  }
+
+  /** `handleDisruption` from per-zone counts (`ComputeZoneState` only needs them). */
+  handleTallies(readyByZone: ReadonlyMap<string, ZoneTally>): DisruptionOutcome {
     const counts: ZoneCount[] = [...readyByZone.keys()].sort(byName).map((zone) => {
-      const r = computeZoneState([...(readyByZone.get(zone) ?? [])], this.#config.unhealthyZoneThreshold);
-      return { zone, state: r.state, nodes: r.ready + r.notReady, notReady: r.notReady };
+      const t = readyByZone.get(zone) as ZoneTally;
+      return { zone, state: zoneStateOf(t.ready, t.notReady, this.#config.unhealthyZoneThreshold), nodes: t.ready + t.notReady, notReady: t.notReady };
     });
     const initial: string[] = [];
     for (const c of counts) {

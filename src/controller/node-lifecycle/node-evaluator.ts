@@ -50,22 +50,27 @@ export type Verdict = Judged | ShortCircuit;
  * (a node already Unknown needs no confirmation: nothing destructive follows from re-reading it).
  */
 export async function judgeNode(deps: EvaluatorDeps, prev: NodeHealth | undefined, node: Node): Promise<Verdict> {
-  const name = node.metadata.name;
   const notReady = deps.consistency.ensureReady();
-  if (notReady) return { kind: 'short-circuit', node: name, error: notReady };
+  if (notReady) return { kind: 'short-circuit', node: node.metadata.name, error: notReady };
+  return confirmMark(deps, judgeCached(deps, prev, node));
+}
+
+/** The synchronous part of `judgeNode` (after check A, before check B): `write` is set when a mark is due. */
+export function judgeCached(deps: EvaluatorDeps, prev: NodeHealth | undefined, node: Node): Judged {
   const now = deps.clock.monotonic();
-  const lease = deps.leases.get(leaseKey(NODE_LEASE_NAMESPACE, name));
+  const lease = deps.leases.get(leaseKey(NODE_LEASE_NAMESPACE, node.metadata.name));
   const obs = observeNode(prev, node, lease, now, deps.config);
   const base = { kind: 'judged' as const, node, health: obs.health, observed: obs.observed, gracePeriodMs: obs.gracePeriodMs };
   if (!isExpired(obs.health, obs.gracePeriodMs, now)) return { ...base, current: readyCondition(node), write: undefined };
   const mark = markUnknown(node, deps.clock.now());
   const markedReady = mark.conditions.find((c) => c.type === 'Ready');
-  if (!mark.changed) return { ...base, current: markedReady, write: undefined };
-  if (deps.config.leaseCircuitBreaker) {
-    const refused = await checkLiveLease(deps, name, obs.health.lease);
-    if (refused) return refused;
-  }
-  return { ...base, current: markedReady, write: mark.conditions };
+  return { ...base, current: markedReady, write: mark.changed ? mark.conditions : undefined };
+}
+
+/** Check B before a mark (spec §2.6), when the breaker is on: a short circuit, or the verdict unchanged. */
+export async function confirmMark(deps: EvaluatorDeps, j: Judged): Promise<Verdict> {
+  if (!j.write || !deps.config.leaseCircuitBreaker) return j;
+  return (await checkLiveLease(deps, j.node.metadata.name, j.health.lease)) ?? j;
 }
 
 /** Check B: the live lease must be the one recorded, or gone; anything else pauses judgement. */

@@ -122,6 +122,14 @@ export function markUnknown(node: Node, nowWallMs: number): { conditions: NodeCo
   return { conditions, changed };
 }
 
+/** `markUnknown(node, t).changed` without building the conditions: would the Unknown mark write anything? */
+export function wouldMarkChange(node: Node): boolean {
+  const conditions = node.status.conditions ?? [];
+  for (const c of conditions) if (c.status !== 'Unknown') return true;
+  for (const type of MARKED_CONDITION_TYPES) if (!conditions.some((c) => c.type === type)) return true;
+  return false;
+}
+
 /**
  * DECISIONS 13: an agent renewing every leaseDurationSeconds/4 (the agent's ratio) needs that interval plus one
  * monitor period to be shorter than the grace, or it would look dead between two renewals.

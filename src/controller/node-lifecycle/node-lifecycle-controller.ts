@@ -4,7 +4,7 @@ import type { ObjectCache } from '../../client/object-cache.js';
 import { isAbortError, type Clock } from '../../core/clock.js';
 import type { Lease } from '../../core/lease.js';
 import type { Logger } from '../../core/logger.js';
-import { EXCLUDE_DISRUPTION_LABEL, zoneKeyOf, zoneObjectName, type Node, type NodeCondition } from '../../core/node.js';
+import { zoneObjectName, type Node } from '../../core/node.js';
 import type { Random } from '../../core/random.js';
 import { ANNOTATION_CIRCUIT_BREAKER, ANNOTATION_MASTER_DISRUPTION } from '../../core/zone.js';
 import type { NodeLifecycleConfig } from './config.js';
@@ -12,11 +12,14 @@ import { ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
 import { ZoneBook, type DisruptionOutcome } from './disruption.js';
 import { CONTROLLER_OBJECT, EventRecorder } from './events.js';
 import { NodeLifecycleMetrics } from './metrics.js';
-import { judgeNode, settleNode, type EvaluatorDeps, type Judged, type Settled, type ShortCircuit, type Verdict } from './node-evaluator.js';
+import { confirmMark, judgeCached, settleNode, type EvaluatorDeps, type Judged, type ShortCircuit, type Verdict } from './node-evaluator.js';
 import type { NodeHealth } from './node-health.js';
+import { KnownNodes } from './known-nodes.js';
+import { mapLimit } from './map-limit.js';
+import { commitWritten, type NodeRecord } from './node-record.js';
 import { PauseDetector } from './pause-detector.js';
-import { TaintReconciler } from './taint-reconciler.js';
-import { announceLeaseProblems, announceReadyChange, announceZones, type KnownNode } from './pass-events.js';
+import { TaintReconciler, type TaintPlan } from './taint-reconciler.js';
+import { announceLeaseProblems, announceReadyChange, announceZones } from './pass-events.js';
 import type { ZoneState } from './zone-state.js';
 import { ZoneObjectSync, type DesiredZone } from './zone-objects.js';
 
@@ -44,20 +47,6 @@ export interface ControllerSnapshot {
 const SYNC_POLL_MS = 100;
 const SNAPSHOT_QUEUE_LIMIT = 50;
 
-/** Runs `fn` over items, `limit` at a time, results in input order; stops starting new items once `stop()` is true. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>, stop: () => boolean = () => false): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length && !stop()) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
 /**
  * The node lifecycle controller (`pkg/controller/nodelifecycle`) with shepherd's DECISIONS: one loop, never
  * concurrent with itself, running a monitor pass every period (evaluate → zones and limiters → taints) and the
@@ -74,8 +63,8 @@ export class NodeLifecycleController {
   readonly #taints: TaintReconciler;
   readonly #zoneObjects: ZoneObjectSync;
   readonly #pause: PauseDetector;
-  readonly #health = new Map<string, NodeHealth>();
-  readonly #known = new Map<string, KnownNode>();
+  /** knownNodeSet and nodeHealthMap in one (see NodeRecord). */
+  readonly #nodes = new KnownNodes();
   readonly #leaseWarned = new Map<string, number>();
   #lastZones = new Map<string, DesiredZone>();
   #lastCounts: DisruptionOutcome['counts'] = [];
@@ -152,12 +141,14 @@ export class NodeLifecycleController {
       return { zone, state, evictionRate: this.#zones.rate(zone), nodes: counts.get(zone)?.nodes ?? 0, notReady: counts.get(zone)?.notReady ?? 0, queued: zq ? zq.queue.values().slice(0, SNAPSHOT_QUEUE_LIMIT) : [], queueLength: zq ? zq.queue.size() : 0 };
     });
     const breaker = { enabled: this.#cfg.leaseCircuitBreaker, holding: this.#holding, trips: this.#trips, pending: this.#consistency.pending(), ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }) };
-    return { masterDisruption: this.#zones.inMasterDisruption(), zones, breaker, healthRecords: this.#health.size, passes: this.#passes };
+    let healthRecords = 0;
+    for (const rec of this.#nodes.values()) if (rec.health !== undefined) healthRecords++;
+    return { masterDisruption: this.#zones.inMasterDisruption(), zones, breaker, healthRecords, passes: this.#passes };
   }
 
   /** The health record of a node (a copy), for inspection; undefined when there is none. */
   healthOf(name: string): NodeHealth | undefined {
-    const h = this.#health.get(name);
+    const h = this.#nodes.get(name)?.health;
     return h ? { ...h } : undefined;
   }
 
@@ -167,58 +158,76 @@ export class NodeLifecycleController {
     return run;
   }
 
+  /**
+   * One pass (DECISIONS 5): judge every node from the caches synchronously, in name order; only nodes that
+   * are past their grace and would change when marked go through check B and the write, 8 at a time; then
+   * zones and limiters; then taints. A steady node (the same cached node and lease objects as last pass) costs
+   * a few identity comparisons per loop: nothing is copied or allocated, no promise is made for it.
+   */
   async #pass(): Promise<void> {
     const now = this.#d.clock.monotonic();
     const gap = this.#pause.passStarted(now);
     if (gap !== undefined) this.#freshGrace(now, gap);
-    const nodes = this.#d.nodes.list().map((n) => this.#taints.freshen(n));
+    // The cache's own array when it offers one: read synchronously below, and copied before the first await.
+    let nodes = this.#taints.freshenAll(this.#d.nodes.sortedView?.() ?? this.#d.nodes.list());
+    const first = nodes[0];
+    if (first !== undefined) {
+      // Check A (spec §2.6) once for the pass: no await separates the nodes' synchronous judgements.
+      const notReady = this.#consistency.ensureReady();
+      if (notReady) return this.#abandon({ kind: 'short-circuit', node: first.metadata.name, error: notReady });
+    }
+    const { recs, marks } = this.#nodes.judge(nodes, this.#d.leases.sortedView?.() ?? this.#d.leases.list(), now, this.#cfg);
+    if (marks.length === 0) {
+      // The steady state: nothing to confirm or write, so no await before the taint plans are made.
+      this.#classify(nodes, recs);
+      return this.#afterJudgement(nodes, recs, new Map());
+    }
+    const owned = (nodes = nodes.slice());
     let tripped: ShortCircuit | undefined;
-    const verdicts = await mapLimit(nodes, this.#cfg.nodeWorkers, async (n): Promise<Verdict> => {
-      const v = await judgeNode(this.#evalDeps, this.#health.get(n.metadata.name), n);
+    const verdicts = await mapLimit(marks, this.#cfg.nodeWorkers, async (i): Promise<Verdict> => {
+      const v = await confirmMark(this.#evalDeps, judgeCached(this.#evalDeps, recs[i]?.health, owned[i] as Node));
       if (v.kind === 'short-circuit') tripped ??= v;
       return v;
     }, () => tripped !== undefined);
     if (tripped) return this.#abandon(tripped);
-    this.#classify(nodes);
-    const settled = await mapLimit(verdicts as Judged[], this.#cfg.nodeWorkers, (v): Promise<Settled> => (v.write ? settleNode(this.#evalDeps, v) : Promise.resolve(v)));
-    const judged: Judged[] = [];
-    for (const s of settled) {
+    this.#classify(owned, recs);
+    const settled = await mapLimit(verdicts as Judged[], this.#cfg.nodeWorkers, (v) => settleNode(this.#evalDeps, v));
+    const written = new Map<number, Judged>();
+    settled.forEach((s, k) => {
+      const i = marks[k] as number;
+      const rec = recs[i] as NodeRecord;
       if (s.kind === 'judged') {
-        this.#health.set(s.node.metadata.name, s.health);
+        commitWritten(rec, s.health, s.current);
+        owned[i] = s.node;
+        written.set(i, s);
         if (s.marked) this.#taints.remember(s.node);
-        judged.push(s);
       } else if (s.kind === 'skipped') {
+        rec.passSkipped = true;
         this.#d.log.warn({ err: s.error, node: s.node }, 'could not update node health; skipping the node for this pass');
       } else tripped ??= s;
-    }
+    });
     if (tripped) return this.#abandon(tripped);
-    this.#holding = false;
-    this.#metrics.breakerHolding.set(0);
-    await this.#afterJudgement(judged);
+    return this.#afterJudgement(owned, recs, written);
   }
 
-  async #afterJudgement(judged: Judged[]): Promise<void> {
+  /** Zones and limiters, then taints (DECISIONS 5). Synchronous until the taint plans are made: `nodes` may be the cache's own array. */
+  async #afterJudgement(nodes: readonly Node[], recs: readonly NodeRecord[], written: ReadonlyMap<number, Judged>): Promise<void> {
+    this.#holding = false;
+    this.#metrics.breakerHolding.set(0);
     const now = this.#d.clock.monotonic();
-    const readyByZone = new Map<string, Array<NodeCondition | undefined>>();
-    for (const j of judged) {
-      const labels = j.node.metadata.labels;
-      announceReadyChange(this.#events, this.#known.get(j.node.metadata.name), j, now);
-      announceLeaseProblems(this.#events, this.#d.log, this.#leaseWarned, j, this.#cfg);
-      if (labels !== undefined && Object.hasOwn(labels, EXCLUDE_DISRUPTION_LABEL)) continue;
-      const zone = zoneKeyOf(labels);
-      let list = readyByZone.get(zone);
-      if (!list) readyByZone.set(zone, (list = []));
-      list.push(j.current);
-    }
-    const outcome = this.#zones.handleDisruption(readyByZone);
+    const { readyByZone, unsettled } = this.#nodes.tally(nodes, recs, (rec, node, i) => {
+      if (rec.ready !== rec.passStatus) announceReadyChange(this.#events, rec, node, rec.passCurrent, written.get(i), now);
+      if (rec.lease !== rec.leaseChecked) this.#checkLease(rec, node);
+    });
+    const outcome = this.#zones.handleTallies(readyByZone);
     for (const z of outcome.initial) this.#d.log.info({ zone: z }, 'Setting initial state for unseen zone');
     announceZones(this.#events, this.#d.log, outcome);
     if (outcome.transition === 'exit') {
       // Every node gets a fresh grace: the outage may have been ours. Only existing records (#141572).
-      for (const h of this.#health.values()) h.probeTimestamp = h.readyTransitionTimestamp = now;
+      for (const rec of this.#nodes.values()) if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
     }
     const master = this.#zones.inMasterDisruption();
-    await mapLimit(judged, this.#cfg.nodeWorkers, (j) => this.#taints.reconcile(j.node, j.current, master));
+    await mapLimit(this.#taintPlans(nodes, recs, master ? undefined : unsettled, master), this.#cfg.nodeWorkers, (p) => this.#taints.apply(p));
     await this.#taints.tainterPass();
     this.#lastCounts = outcome.counts;
     this.#metrics.setZones(outcome.counts);
@@ -228,6 +237,37 @@ export class NodeLifecycleController {
       annotations: master ? { [ANNOTATION_MASTER_DISRUPTION]: 'true' } : ({} as Record<string, string>),
     }]));
     await this.#zoneObjects.sync(this.#lastZones);
+  }
+
+  /** DECISIONS 13 for a node whose cached lease changed: the warning depends only on the lease duration. */
+  #checkLease(rec: NodeRecord, node: Node): void {
+    rec.leaseChecked = rec.lease;
+    const lease = rec.health?.lease;
+    if (lease === undefined || lease.spec.leaseDurationSeconds === rec.leaseCheckedDuration) return;
+    announceLeaseProblems(this.#events, this.#d.log, this.#leaseWarned, node, lease, this.#cfg);
+    rec.leaseCheckedDuration = lease.spec.leaseDurationSeconds;
+  }
+
+  /**
+   * Queue bookkeeping in name order for the nodes `#tally` found unsettled (every node in master-disruption
+   * mode: `only` undefined), and the few taint writes it calls for. A Ready node outside master-disruption mode
+   * whose copy was already found clean is skipped: its reconcile would only `forget` it from a queue it cannot
+   * be in (only this node's own reconcile queues it).
+   */
+  #taintPlans(nodes: readonly Node[], recs: readonly NodeRecord[], only: readonly number[] | undefined, master: boolean): TaintPlan[] {
+    const plans: TaintPlan[] = [];
+    const count = only === undefined ? nodes.length : only.length;
+    for (let k = 0; k < count; k++) {
+      const i = only === undefined ? k : (only[k] as number);
+      const rec = recs[i] as NodeRecord;
+      if (rec.passSkipped) continue;
+      const node = nodes[i] as Node;
+      const steady = !master && rec.passStatus === 'True';
+      const plan = this.#taints.prepare(node, rec.passCurrent, master);
+      rec.taintsClean = steady && plan === undefined ? node : undefined;
+      if (plan) plans.push(plan);
+    }
+    return plans;
   }
 
   /** DECISIONS 4: nothing of the pass is kept; say why, once, and show it on every Zone object. */
@@ -241,7 +281,7 @@ export class NodeLifecycleController {
       this.#metrics.breakerTrips.inc();
     }
     if (sc.stale) {
-      const uid = this.#known.get(sc.node)?.uid;
+      const uid = this.#nodes.get(sc.node)?.uid;
       this.#events.emit({ kind: 'Node', name: sc.node, ...(uid ? { uid } : {}) }, 'Warning', 'LeaseCacheStale',
         `Lease cache is stale for node ${sc.node}: cached resourceVersion ${sc.stale.cachedRv || '(none)'}, live resourceVersion ${sc.stale.liveRv}; no node is judged until the cache catches up`);
     }
@@ -251,37 +291,28 @@ export class NodeLifecycleController {
   }
 
   /** RegisteredNode / RemovingNode and zone queues for the nodes listed in a pass that was not abandoned. */
-  #classify(nodes: readonly Node[]): void {
-    const listed = new Set<string>();
-    for (const n of nodes) {
-      const name = n.metadata.name;
-      const zone = zoneKeyOf(n.metadata.labels);
-      listed.add(name);
-      const k = this.#known.get(name);
-      if (!k) {
-        this.#known.set(name, { uid: n.metadata.uid, zone, ready: undefined });
-        this.#events.emit({ kind: 'Node', name, uid: n.metadata.uid }, 'Normal', 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`);
-      } else if (k.zone !== zone) {
-        this.#zones.forget(k.zone, name);
-        k.zone = zone;
-      }
-      this.#zones.queueFor(zone);
+  #classify(nodes: readonly Node[], recs: NodeRecord[]): void {
+    const { added, removed, moved } = this.#nodes.register(nodes, recs);
+    for (const rec of added) {
+      this.#events.emit({ kind: 'Node', name: rec.name, uid: rec.uid }, 'Normal', 'RegisteredNode', `Node ${rec.name} event: Registered Node ${rec.name} in Controller`);
+      this.#zones.queueFor(rec.zone);
     }
-    const gone = [...this.#known.keys()].filter((name) => !listed.has(name)).sort();
-    for (const name of gone) {
-      const k = this.#known.get(name) as KnownNode;
-      this.#events.emit({ kind: 'Node', name, uid: k.uid }, 'Normal', 'RemovingNode', `Node ${name} event: Removing Node ${name} from Controller`);
-      this.#zones.forget(k.zone, name);
-      this.#known.delete(name);
-      this.#health.delete(name);
+    for (const { rec, from } of moved) {
+      this.#zones.forget(from, rec.name);
+      this.#zones.queueFor(rec.zone);
+    }
+    for (const { name, uid, zone } of removed) {
+      this.#events.emit({ kind: 'Node', name, uid }, 'Normal', 'RemovingNode', `Node ${name} event: Removing Node ${name} from Controller`);
+      this.#zones.forget(zone, name);
       this.#leaseWarned.delete(name);
       this.#taints.forget(name);
     }
-    this.#zones.retainQueues(new Set([...this.#known.values()].map((k) => k.zone)));
+    // Only this pass's membership or zone changes can leave a queue without nodes.
+    if (added.length + moved.length + removed.length > 0) this.#zones.retainQueues(new Set([...this.#nodes.values()].map((r) => r.zone)));
   }
 
   #freshGrace(now: number, gapMs: number): void {
-    for (const h of this.#health.values()) h.probeTimestamp = h.readyTransitionTimestamp = now;
+    for (const rec of this.#nodes.values()) if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
     const secs = Math.floor(gapMs / 1000);
     this.#d.log.warn({ gapMs }, 'node lifecycle controller was paused; giving every node a fresh grace period');
     this.#events.emit(CONTROLLER_OBJECT, 'Warning', 'ControllerPaused',

@@ -1,37 +1,42 @@
+import type { Lease } from '../../core/lease.js';
 import type { Logger } from '../../core/logger.js';
+import type { Node, NodeCondition } from '../../core/node.js';
 import type { NodeLifecycleConfig } from './config.js';
 import type { ZoneChange, DisruptionOutcome } from './disruption.js';
 import { CONTROLLER_OBJECT, type EventRecorder } from './events.js';
 import type { Judged } from './node-evaluator.js';
 import { heartbeatTimeoutMessage, leaseRenewIntervalTooLong } from './node-health.js';
 
-/** What the controller remembers of a node it has registered (knownNodeSet plus the last judged Ready). */
+/** What the announcements need of the controller's record of a node (see NodeRecord). */
 export interface KnownNode {
-  uid: string;
-  zone: string;
   /** Ready status after the last judged pass; 'None' when the node had no Ready condition; undefined before. */
   ready: string | undefined;
 }
 
 /**
  * DECISIONS 11: NodeNotReady (Warning) once per True → not-True transition, with the evidence when the
- * controller itself marked the node; NodeReady when Ready comes back True. The first judgement of a node
- * (e.g. after a restart) announces nothing.
+ * controller itself marked the node (`marked`: the verdict of this pass's Unknown write); NodeReady when Ready
+ * comes back True. The first judgement of a node (e.g. after a restart) announces nothing.
  */
-export function announceReadyChange(events: EventRecorder, known: KnownNode | undefined, j: Judged, now: number): void {
-  if (!known) return;
-  const name = j.node.metadata.name;
-  const ready = j.current?.status ?? 'None';
+export function announceReadyChange(
+  events: EventRecorder,
+  known: KnownNode,
+  node: Node,
+  current: NodeCondition | undefined,
+  marked: Judged | undefined,
+  now: number,
+): void {
+  const name = node.metadata.name;
+  const ready = current?.status ?? 'None';
   const before = known.ready;
   known.ready = ready;
-  const obj = { kind: 'Node', name, uid: j.node.metadata.uid };
   if (before === 'True' && ready !== 'True') {
-    const message = j.marked
-      ? heartbeatTimeoutMessage(name, now - j.health.probeTimestamp, j.gracePeriodMs)
-      : `Node ${name} status is now: NodeNotReady (Ready ${ready}${j.current?.reason ? `, reason ${j.current.reason}` : ''})`;
-    events.emit(obj, 'Warning', 'NodeNotReady', message);
+    const message = marked?.marked
+      ? heartbeatTimeoutMessage(name, now - marked.health.probeTimestamp, marked.gracePeriodMs)
+      : `Node ${name} status is now: NodeNotReady (Ready ${ready}${current?.reason ? `, reason ${current.reason}` : ''})`;
+    events.emit({ kind: 'Node', name, uid: node.metadata.uid }, 'Warning', 'NodeNotReady', message);
   } else if (before !== undefined && before !== 'True' && ready === 'True') {
-    events.emit(obj, 'Normal', 'NodeReady', `Node ${name} status is now: NodeReady`);
+    events.emit({ kind: 'Node', name, uid: node.metadata.uid }, 'Normal', 'NodeReady', `Node ${name} status is now: NodeReady`);
   }
 }
 
@@ -40,12 +45,11 @@ export function announceLeaseProblems(
   events: EventRecorder,
   log: Logger,
   warned: Map<string, number>,
-  j: Judged,
+  node: Node,
+  lease: Lease,
   config: Pick<NodeLifecycleConfig, 'nodeMonitorPeriodMs' | 'nodeMonitorGracePeriodMs'>,
 ): void {
-  const lease = j.health.lease;
-  if (!lease) return;
-  const name = j.node.metadata.name;
+  const name = node.metadata.name;
   const duration = lease.spec.leaseDurationSeconds;
   if (warned.get(name) === duration) return;
   if (!leaseRenewIntervalTooLong(lease, config.nodeMonitorPeriodMs, config.nodeMonitorGracePeriodMs)) {
@@ -58,7 +62,7 @@ export function announceLeaseProblems(
     `that is not shorter than the ${config.nodeMonitorGracePeriodMs / 1000}s grace period, so the node can look dead between two renewals: ` +
     'lower the agent lease duration or raise --node-monitor-grace-period';
   log.warn({ node: name, leaseDurationSeconds: duration }, message);
-  events.emit({ kind: 'Node', name, uid: j.node.metadata.uid }, 'Warning', 'LeaseRenewIntervalTooLong', message);
+  events.emit({ kind: 'Node', name, uid: node.metadata.uid }, 'Warning', 'LeaseRenewIntervalTooLong', message);
 }
 
 /** ZoneStateChanged per changed zone (Initial → Normal is start-up noise and stays quiet); MasterDisruption. */

@@ -2,7 +2,7 @@ import type { ApiClient } from '../../client/api-client.js';
 import type { ObjectCache } from '../../client/object-cache.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { readyCondition, zoneKeyOf, type Node, type NodeCondition } from '../../core/node.js';
+import { readyCondition, zoneKeyOf, type Node, type NodeCondition, type Taint } from '../../core/node.js';
 import type { ZoneBook } from './disruption.js';
 import type { EventRecorder } from './events.js';
 import type { NodeLifecycleMetrics } from './metrics.js';
@@ -13,6 +13,7 @@ import {
   noExecuteFor,
   NOT_READY_NO_EXECUTE,
   reconcileNoSchedule,
+  sameTaints,
   swapTaints,
   UNREACHABLE_NO_EXECUTE,
   writeTaints,
@@ -33,6 +34,27 @@ export interface TaintReconcilerDeps {
 
 const taintName = (t: { key: string; effect: string }): string => `${t.key}:${t.effect}`;
 const rv = (n: Node): number => Number(n.metadata.resourceVersion);
+
+/** What `prepare` decided for one node; `apply` writes it. */
+export interface TaintPlan {
+  node: Node;
+  zone: string;
+  /** Ready is True, or master-disruption mode: both NoExecute taints go. */
+  healthy: boolean;
+  noExecute: { want: Taint; other: Taint } | undefined;
+  /** Set when the opposite NoExecute taint is swapped at once (named for the event). */
+  swapTo: string | undefined;
+  nowWallMs: number;
+}
+
+/** The node's taints as the plan wants them: NoSchedule mirrors, NoExecute lifted or swapped. */
+function desiredTaints(plan: TaintPlan, taints: readonly Taint[], node: Node): Taint[] {
+  const now = plan.nowWallMs;
+  let next = reconcileNoSchedule(taints, desiredNoScheduleKeys(node.status.conditions, node.spec.unschedulable), now);
+  if (plan.healthy) next = swapTaints(next, [], [UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE], now);
+  else if (plan.noExecute && hasTaint(next, plan.noExecute.other)) next = swapTaints(next, [plan.noExecute.want], [plan.noExecute.other], now);
+  return next;
+}
 
 /**
  * Everything that writes taints: the per-pass reconcile of one node (`processTaintBaseEviction`, the NoSchedule
@@ -72,6 +94,12 @@ export class TaintReconciler {
     return listed;
   }
 
+  /** `freshen` over a whole list: the same array when none of our writes is pending, else a fresh copy. */
+  freshenAll(nodes: readonly Node[]): readonly Node[] {
+    if (this.#written.size === 0) return nodes;
+    return nodes.map((n) => this.freshen(n));
+  }
+
   remember(node: Node): void {
     this.#written.set(node.metadata.name, node);
   }
@@ -88,6 +116,16 @@ export class TaintReconciler {
    * kept in sync without rate limit. One write per node at most.
    */
   async reconcile(node: Node, current: NodeCondition | undefined, master: boolean): Promise<void> {
+    const plan = this.prepare(node, current, master);
+    if (plan) await this.apply(plan);
+  }
+
+  /**
+   * The synchronous half of `reconcile`: the zone-queue bookkeeping, then the taints the node should carry,
+   * computed on its cached copy. Undefined when that copy already carries them (no API call, no event): a monitor
+   * pass runs this for every node in name order, and only the few plans it returns go through the async writes.
+   */
+  prepare(node: Node, current: NodeCondition | undefined, master: boolean): TaintPlan | undefined {
     const name = node.metadata.name;
     const zone = zoneKeyOf(node.metadata.labels);
     const taints = node.spec.taints ?? [];
@@ -104,13 +142,16 @@ export class TaintReconciler {
       if (hasTaint(taints, m.other)) swapTo = taintName(m.want);
       else this.#d.zones.ensurePending(zone, name, node.metadata.uid);
     }
-    const now = this.#d.clock.now();
-    const res = await writeTaints(this.#d.client, node, (t, n) => {
-      let next = reconcileNoSchedule(t, desiredNoScheduleKeys(n.status.conditions, n.spec.unschedulable), now);
-      if (master || current?.status === 'True') next = swapTaints(next, [], [UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE], now);
-      else if (m && hasTaint(next, m.other)) next = swapTaints(next, [m.want], [m.other], now);
-      return next;
-    });
+    const plan: TaintPlan = { node, zone, healthy: master || current?.status === 'True', noExecute: m, swapTo, nowWallMs: this.#d.clock.now() };
+    if (swapTo === undefined && sameTaints(taints, desiredTaints(plan, taints, node))) return undefined;
+    return plan;
+  }
+
+  /** The write half of `reconcile`: `writeTaints` (conflict retries re-read the node) and the swap event. */
+  async apply(plan: TaintPlan): Promise<void> {
+    const { node, zone, swapTo } = plan;
+    const name = node.metadata.name;
+    const res = await writeTaints(this.#d.client, node, (t, n) => desiredTaints(plan, t, n));
     if (!res.ok) {
       this.#d.log.warn({ err: res.error, node: name }, 'could not update node taints; will retry next pass');
       return;

@@ -32,12 +32,15 @@ export function computeZoneState(
     if (condition?.status === 'True') ready++;
     else notReady++;
   }
-  if (ready === 0 && notReady > 0) return { state: 'FullDisruption', ready, notReady };
+  return { state: zoneStateOf(ready, notReady, unhealthyZoneThreshold), ready, notReady };
+}
+
+/** `ComputeZoneState` from the counts (what the monitor pass tallies, without a list of conditions per zone). */
+export function zoneStateOf(ready: number, notReady: number, unhealthyZoneThreshold: number): Exclude<ZoneState, 'Initial'> {
+  if (ready === 0 && notReady > 0) return 'FullDisruption';
   const notReadyRatio = float32Ratio(notReady, ready + notReady);
-  if (notReady > MIN_NOT_READY_FOR_PARTIAL && notReadyRatio >= Math.fround(unhealthyZoneThreshold)) {
-    return { state: 'PartialDisruption', ready, notReady };
-  }
-  return { state: 'Normal', ready, notReady };
+  if (notReady > MIN_NOT_READY_FOR_PARTIAL && notReadyRatio >= Math.fround(unhealthyZoneThreshold)) return 'PartialDisruption';
+  return 'Normal';
 }
 
 /**
