@@ -2,6 +2,7 @@ import type { ApiClient } from '../../client/api-client.js';
 import { formatTime, type Clock } from '../../core/clock.js';
 import type { EventType } from '../../core/event.js';
 import type { Logger } from '../../core/logger.js';
+import { TokenBucket } from './token-bucket.js';
 
 /** `source.component` of every event this controller writes (upstream's node controller name). */
 export const EVENT_SOURCE_COMPONENT = 'node-controller';
@@ -23,43 +24,97 @@ export interface RecordedEvent {
   involvedObject: InvolvedObject;
 }
 
+/** Event write limits: a restart over 100k nodes must not queue 100k writes in front of the first verdicts. */
+export interface EventLimits {
+  /** Sustained event writes per second (default 50). */
+  qps: number;
+  /** Writes allowed at once after a quiet spell (default 500). */
+  burst: number;
+  /** Events waiting beyond this are dropped, Normal ones first (default 10,000). */
+  maxQueued: number;
+  /** Writes in flight at once (default 16). */
+  maxInFlight: number;
+}
+
+export const DEFAULT_EVENT_LIMITS: EventLimits = { qps: 50, burst: 500, maxQueued: 10_000, maxInFlight: 16 };
+
 /**
  * `record.EventRecorder` reduced to what the controller needs. Writes go through `client.events.create`; the
- * server folds repeats (count, lastTimestamp), so a dead node never spams. A failed write is logged and
- * dropped: events are best-effort and must never fail a pass. `flush()` waits for writes in flight (the pass
- * awaits it so tests and shutdown see every event).
+ * server folds repeats (count, lastTimestamp), so a dead node never spams. Events are best-effort and must
+ * never fail or stall a pass: a failed write is logged and dropped, writes are paced by a token bucket, and
+ * Warning events go out before Normal ones (a restart's RegisteredNode flood must not delay a NodeNotReady).
+ * `flush()` writes what the limiter allows now and waits for those writes; the rest goes out on later flushes.
  */
 export class EventRecorder {
   readonly #client: ApiClient;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #host: string | undefined;
-  #inFlight: Promise<void>[] = [];
+  readonly #limits: EventLimits;
+  readonly #bucket: TokenBucket;
+  readonly #warnings: RecordedEvent[] = [];
+  readonly #normals: RecordedEvent[] = [];
+  #inFlight = new Set<Promise<void>>();
+  #dropped = 0;
 
-  constructor(deps: { client: ApiClient; clock: Clock; log: Logger; host?: string }) {
+  constructor(deps: { client: ApiClient; clock: Clock; log: Logger; host?: string; limits?: Partial<EventLimits> }) {
     this.#client = deps.client;
     this.#clock = deps.clock;
     this.#log = deps.log;
     this.#host = deps.host;
+    this.#limits = { ...DEFAULT_EVENT_LIMITS, ...deps.limits };
+    this.#bucket = new TokenBucket(this.#limits.qps, this.#limits.burst, deps.clock);
   }
 
   emit(involvedObject: InvolvedObject, type: EventType, reason: string, message: string): void {
-    const at = formatTime(this.#clock.now());
-    const source = this.#host === undefined ? { component: EVENT_SOURCE_COMPONENT } : { component: EVENT_SOURCE_COMPONENT, host: this.#host };
-    const write = this.#client.events
-      .create({ metadata: {}, type, reason, message, involvedObject: { ...involvedObject }, source, count: 1, firstTimestamp: at, lastTimestamp: at })
-      .then(
-        () => undefined,
-        (err: unknown) => this.#log.warn({ err, reason, object: involvedObject.name }, 'could not write event; continuing without it'),
-      );
-    this.#inFlight.push(write);
+    const ev: RecordedEvent = { type, reason, message, involvedObject: { ...involvedObject } };
+    if (this.#warnings.length + this.#normals.length >= this.#limits.maxQueued) {
+      // Full: a Warning displaces the oldest Normal event; anything else is dropped (and counted).
+      if (type !== 'Warning' || this.#normals.shift() === undefined) {
+        this.#dropped++;
+        return;
+      }
+      this.#dropped++;
+    }
+    (type === 'Warning' ? this.#warnings : this.#normals).push(ev);
+    this.#pump();
+  }
+
+  /** Events waiting for the rate limiter. */
+  get queued(): number {
+    return this.#warnings.length + this.#normals.length;
   }
 
   async flush(): Promise<void> {
-    while (this.#inFlight.length > 0) {
-      const batch = this.#inFlight;
-      this.#inFlight = [];
-      await Promise.all(batch);
+    this.#pump();
+    while (this.#inFlight.size > 0) {
+      await Promise.race(this.#inFlight);
+      this.#pump();
     }
+    if (this.#dropped > 0) {
+      this.#log.warn({ dropped: this.#dropped, queued: this.queued }, 'dropped events: more were emitted than the event rate limit lets through');
+      this.#dropped = 0;
+    }
+  }
+
+  #pump(): void {
+    while (this.#inFlight.size < this.#limits.maxInFlight && this.queued > 0 && this.#bucket.tryAccept()) {
+      this.#write((this.#warnings.shift() ?? this.#normals.shift()) as RecordedEvent);
+    }
+  }
+
+  #write(ev: RecordedEvent): void {
+    const at = formatTime(this.#clock.now());
+    const source = this.#host === undefined ? { component: EVENT_SOURCE_COMPONENT } : { component: EVENT_SOURCE_COMPONENT, host: this.#host };
+    const write: Promise<void> = this.#client.events
+      .create({ metadata: {}, ...ev, source, count: 1, firstTimestamp: at, lastTimestamp: at })
+      .then(
+        () => undefined,
+        (err: unknown) => this.#log.warn({ err, reason: ev.reason, object: ev.involvedObject.name }, 'could not write event; continuing without it'),
+      )
+      .finally(() => {
+        this.#inFlight.delete(write);
+      });
+    this.#inFlight.add(write);
   }
 }

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EventRecorder } from '../../src/controller/node-lifecycle/events.js';
+import { recordingLogger } from '../../src/core/logger.js';
+import { FakeApiClient } from '../support/fake-api-client.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+function setup(limits = { qps: 10, burst: 5, maxQueued: 8, maxInFlight: 2 }) {
+  const clock = new FakeClock();
+  const client = new FakeApiClient(() => clock.now());
+  let n = 0;
+  // The fake stores events by name; give each one a unique name as the server would.
+  const create = client.events.create.bind(client.events);
+  (client.events as { create: typeof create }).create = (obj) => create({ ...obj, metadata: { name: `ev-${++n}` } });
+  const log = recordingLogger();
+  const rec = new EventRecorder({ client, clock, log, limits });
+  const reasons = (): string[] => [...client.data.events.values()].map((e) => (e as unknown as { reason: string }).reason);
+  return { clock, client, rec, log, reasons };
+}
+
+test('a burst goes out at once, the rest at the sustained rate, without stalling flush()', async () => {
+  const { clock, rec, reasons } = setup();
+  for (let i = 0; i < 7; i++) rec.emit({ kind: 'Node', name: `n${i}` }, 'Normal', 'RegisteredNode', `registered n${i}`);
+  await rec.flush();
+  assert.equal(reasons().length, 5, 'burst of 5');
+  assert.equal(rec.queued, 2);
+  await clock.advance(100);
+  await rec.flush();
+  assert.equal(reasons().length, 6, 'one more token after 1/qps');
+  await clock.advance(100);
+  await rec.flush();
+  assert.equal(reasons().length, 7);
+  assert.equal(rec.queued, 0);
+});
+
+test('Warning events overtake queued Normal ones', async () => {
+  const { clock, rec, reasons } = setup({ qps: 10, burst: 1, maxQueued: 100, maxInFlight: 1 });
+  for (let i = 0; i < 3; i++) rec.emit({ kind: 'Node', name: `n${i}` }, 'Normal', 'RegisteredNode', `registered n${i}`);
+  rec.emit({ kind: 'Node', name: 'n9' }, 'Warning', 'NodeNotReady', 'n9 heartbeat timeout');
+  await rec.flush();
+  await clock.advance(100);
+  await rec.flush();
+  assert.deepEqual(reasons(), ['RegisteredNode', 'NodeNotReady']);
+});
+
+test('beyond maxQueued, Normal events are dropped and counted; a Warning displaces a Normal', async () => {
+  const { rec, log } = setup({ qps: 1, burst: 0.5, maxQueued: 3, maxInFlight: 1 });
+  for (let i = 0; i < 5; i++) rec.emit({ kind: 'Node', name: `n${i}` }, 'Normal', 'RegisteredNode', `registered n${i}`);
+  assert.equal(rec.queued, 3);
+  rec.emit({ kind: 'Node', name: 'dead' }, 'Warning', 'NodeNotReady', 'dead');
+  assert.equal(rec.queued, 3);
+  await rec.flush();
+  const warn = log.lines.find((l) => /dropped events/.test(l.msg));
+  assert.equal(warn?.obj.dropped, 3);
+});
