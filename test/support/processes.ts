@@ -89,10 +89,11 @@ export interface ServerProc extends Proc {
 }
 
 /** Starts `shepherd --mode server` (port 0 unless --listen is given) and waits until it listens. */
-export async function startServer(args: string[], options: { env?: Record<string, string>; name?: string } = {}): Promise<ServerProc> {
+export async function startServer(args: string[], options: { env?: Record<string, string>; name?: string; timeoutMs?: number } = {}): Promise<ServerProc> {
   const all = args.includes('--listen') ? args : ['--listen', '127.0.0.1:0', ...args];
   const p = startProcess(SHEPHERD_BIN, ['--mode', 'server', ...all], { ...options, name: options.name ?? 'server' });
-  const line = await p.waitForLine(/listening on (https?:\/\/[^\s]+)/);
+  // Generous: on a loaded 2-core CI machine a cold node start can take several seconds.
+  const line = await p.waitForLine(/listening on (https?:\/\/[^\s]+)/, options.timeoutMs ?? 40_000);
   const url = (/listening on (https?:\/\/[^\s]+)/.exec(line) as RegExpExecArray)[1] as string;
   const port = Number(new URL(url).port);
   return Object.assign(p, { url, port, addr: `127.0.0.1:${port}` });
