@@ -62,6 +62,7 @@ export class LeaseRenewer {
   #latest: Lease | undefined;
   /** The renewTime of our last successful write, to recognise another writer's renewals. */
   #lastRenewTime: string | undefined;
+  #lastSuccessMono: number | undefined;
   #twinReported = false;
   #stats: RenewalStats = { renewals: 0, renewalFailures: 0 };
 
@@ -201,7 +202,12 @@ export class LeaseRenewer {
     this.#lastRenewTime = lease.spec.renewTime;
     this.#stats.renewals++;
     this.#stats.lastRenewalLatencyMs = latencyMs;
-    if (this.#failures.success()) this.#d.onRecovered?.();
+    const now = this.#d.clock.monotonic();
+    // A gap longer than the lease duration with no failure seen means this agent itself was paused (SIGSTOP, a
+    // frozen VM): the controller may have marked the node Unknown meanwhile, and only our status post heals it.
+    const paused = this.#lastSuccessMono !== undefined && now - this.#lastSuccessMono > this.#d.config.leaseDurationSeconds * 1000;
+    this.#lastSuccessMono = now;
+    if (this.#failures.success() || paused) this.#d.onRecovered?.();
   }
 
   #failed(err: unknown): void {
