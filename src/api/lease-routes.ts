@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NODE_LEASE_NAMESPACE } from '../core/lease.js';
 import type { LeaseRegistry } from '../registry/lease-registry.js';
+import { encodedJson } from '../store/encoded-json.js';
 import {
   deleteOptions,
   listOrWatch,
@@ -26,13 +27,21 @@ function handlers(ctx: RouteContext, leases: LeaseRegistry) {
     list: (request: NsRequest, reply: FastifyReply) => listOrWatch(ctx, 'leases', request, reply, namespaceOf(request)),
     create: async (request: NsRequest, reply: FastifyReply) => {
       const created = await leases.create(namespaceOf(request), request.body);
-      return reply.code(201).send(created);
+      return sendObject(reply.code(201), created);
     },
-    get: (request: NsRequest) => leases.get(namespaceOf(request), request.params.name as string),
-    update: (request: NsRequest) => leases.update(namespaceOf(request), request.params.name as string, request.body),
+    get: async (request: NsRequest, reply: FastifyReply) =>
+      sendObject(reply, await leases.get(namespaceOf(request), request.params.name as string)),
+    update: async (request: NsRequest, reply: FastifyReply) =>
+      sendObject(reply, await leases.update(namespaceOf(request), request.params.name as string, request.body)),
     delete: (request: NsRequest) =>
       leases.delete(namespaceOf(request), request.params.name as string, deleteOptions(request.body)),
   };
+}
+
+/** Sends a stored object as the JSON text the store already built for it (the same bytes fastify would send). */
+function sendObject(reply: FastifyReply, obj: object): FastifyReply {
+  const json = encodedJson(obj);
+  return json === undefined ? reply.send(obj) : reply.type('application/json; charset=utf-8').send(json);
 }
 
 export function registerLeaseRoutes(app: FastifyInstance, ctx: RouteContext): void {

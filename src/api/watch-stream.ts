@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAbortError, type Clock } from '../core/clock.js';
 import type { Resource } from '../core/kinds.js';
 import type { ApiMetrics } from './metrics.js';
+import { encodedJson } from '../store/encoded-json.js';
 import { statusOf, toShepherdError } from './status-errors.js';
 
 export interface WatchStreamsDeps {
@@ -60,7 +61,7 @@ export class WatchStreams {
         () => {},
       );
     }
-    this.#pump(events, stream, signal, request).finally(() => {
+    this.#pump(events, stream, signal, request, reply).finally(() => {
       this.#open.delete(controller);
       this.#deps.metrics.watchers.dec({ resource: watch.resource });
       controller.abort();
@@ -68,12 +69,14 @@ export class WatchStreams {
     return reply.code(200).header('content-type', 'application/x-ndjson').header('cache-control', 'no-cache').send(stream);
   }
 
-  async #pump(events: AsyncIterable<unknown>, stream: PassThrough, signal: AbortSignal, request: FastifyRequest): Promise<void> {
+  async #pump(events: AsyncIterable<unknown>, stream: PassThrough, signal: AbortSignal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const batcher = new WriteBatcher(reply.raw);
     try {
       for await (const ev of events) {
         if (signal.aborted) break;
+        batcher.hold();
         // Backpressure: a slow client stops us pulling from the store iterator until its socket drains.
-        if (!stream.write(`${JSON.stringify(ev)}\n`)) await once(stream, 'drain', { signal });
+        if (!stream.write(eventChunk(ev))) await once(stream, 'drain', { signal });
       }
     } catch (err) {
       if (!signal.aborted && !isAbortError(err)) {
@@ -84,5 +87,71 @@ export class WatchStreams {
     } finally {
       if (!stream.writableEnded) stream.end();
     }
+  }
+}
+
+/**
+ * Lines already built, per shared event object: one commit watched by 100 clients is serialised once and
+ * encoded to bytes once (a string written to a stream is copied into a new Buffer on every write).
+ */
+const lines = new WeakMap<object, { type: unknown; line: string; chunk?: Buffer }>();
+
+/** eventLine() as bytes, shared by every watcher of the same change. */
+export function eventChunk(ev: unknown): Buffer {
+  const line = eventLine(ev);
+  const cached = typeof ev === 'object' && ev !== null ? lines.get((ev as { object?: object }).object ?? ev) : undefined;
+  if (cached === undefined || cached.line !== line) return Buffer.from(line);
+  cached.chunk ??= Buffer.from(line);
+  return cached.chunk;
+}
+
+/**
+ * The NDJSON line of a watch event, `JSON.stringify(ev) + '\n'`. Registry events are `{type, object}` whose
+ * object every watcher of the change shares (the store's watch cache), so the line is cached on that object and,
+ * when the store kept the object's JSON text, built from it without serialising anything.
+ */
+export function eventLine(ev: unknown): string {
+  if (typeof ev !== 'object' || ev === null) return `${JSON.stringify(ev)}\n`;
+  const { type, object } = ev as { type?: unknown; object?: unknown };
+  if (typeof type !== 'string' || typeof object !== 'object' || object === null || !hasOnlyTypeAndObject(ev)) {
+    return `${JSON.stringify(ev)}\n`;
+  }
+  const cached = lines.get(object);
+  if (cached !== undefined && cached.type === type) return cached.line;
+  const json = encodedJson(object);
+  const line = json === undefined ? `${JSON.stringify(ev)}\n` : `{"type":${JSON.stringify(type)},"object":${json}}\n`;
+  lines.set(object, { type, line });
+  return line;
+}
+
+function hasOnlyTypeAndObject(ev: object): boolean {
+  let n = 0;
+  for (const k in ev) {
+    if (k !== 'type' && k !== 'object') return false;
+    n++;
+  }
+  return n === 2;
+}
+
+/**
+ * Corks the response for the rest of the event-loop turn: a commit publishes its whole batch at once and the
+ * watch drains it in microtasks, so the batch leaves in one socket write instead of one per event.
+ */
+class WriteBatcher {
+  readonly #res: { cork(): void; uncork(): void };
+  #held = false;
+
+  constructor(res: { cork(): void; uncork(): void }) {
+    this.#res = res;
+  }
+
+  hold(): void {
+    if (this.#held) return;
+    this.#held = true;
+    this.#res.cork();
+    setImmediate(() => {
+      this.#held = false;
+      this.#res.uncork();
+    });
   }
 }

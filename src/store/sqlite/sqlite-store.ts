@@ -4,8 +4,10 @@ import { InternalError, NotFoundError, ServiceUnavailableError, ShepherdError } 
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
+import { rememberJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
+import { RecentObjects } from './recent-objects.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { watchStream } from './watch-stream.js';
 import { applyBatch, ChangeEntry, type PendingWrite, type WriteOp } from './write-batch.js';
@@ -26,11 +28,14 @@ export interface SqliteStoreOptions {
   watchQueueCapacity?: number;
   /** Where the .sql migrations are; default `migrations/` of the package. */
   migrationsDir?: string;
+  /** Objects whose stored JSON is kept in memory for gets (recent-objects.ts); default 20,000, 0 disables. */
+  recentObjects?: number;
 }
 
 const DEFAULT_RETENTION_MS = 5 * 60_000;
 const DEFAULT_COMPACTION_INTERVAL_MS = 10_000;
 const DEFAULT_WATCH_QUEUE = 10_000;
+const DEFAULT_RECENT_OBJECTS = 20_000;
 
 /** Opens (creating and migrating as needed) the database at `options.path` and starts compaction. */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
@@ -55,6 +60,7 @@ export class SqliteStore implements Store {
   readonly #watchQueueCapacity: number;
   readonly #stopCompaction = new AbortController();
   readonly #compactionLoop: Promise<void>;
+  readonly #recent: RecentObjects;
   #revision: number;
   #compacted: number;
   #queue: PendingWrite[] = [];
@@ -72,6 +78,7 @@ export class SqliteStore implements Store {
     this.#retentionMs = options.historyRetentionMs ?? DEFAULT_RETENTION_MS;
     this.#onCommit = options.onCommit;
     this.#watchQueueCapacity = options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE;
+    this.#recent = new RecentObjects(options.recentObjects ?? DEFAULT_RECENT_OBJECTS);
     const meta = this.#stmts.readMeta.get();
     if (!meta) throw new InternalError(`database ${this.path} has no meta row: it is not a shepherd database`);
     this.#revision = meta.revision;
@@ -80,9 +87,17 @@ export class SqliteStore implements Store {
   }
 
   async get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]> {
-    const row = this.#read(() => this.#stmts.getObject.get(resource, key));
-    if (row === undefined) throw new NotFoundError(resource, resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key);
-    return JSON.parse(row.value) as ResourceTypes[R];
+    this.#assertOpen();
+    let json = this.#recent.get(resource, key);
+    if (json === undefined) {
+      const row = this.#read(() => this.#stmts.getObject.get(resource, key));
+      if (row === undefined) throw new NotFoundError(resource, resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key);
+      json = row.value;
+      this.#recent.set(resource, key, json);
+    }
+    const obj = JSON.parse(json) as ResourceTypes[R];
+    rememberJson(obj, json);
+    return obj;
   }
 
   async list<R extends Resource>(resource: R, options: { prefix?: string } = {}): Promise<ListResult<ResourceTypes[R]>> {
@@ -93,7 +108,8 @@ export class SqliteStore implements Store {
         ? this.#stmts.listKind.all(resource)
         : this.#stmts.listRange.all(resource, prefix, prefixEnd(prefix)),
     );
-    return { items: values.map((v) => JSON.parse(v) as ResourceTypes[R]), revision: this.#revision };
+    const revision = this.#revision;
+    return { items: await parseRows<ResourceTypes[R]>(values), revision };
   }
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
@@ -116,8 +132,8 @@ export class SqliteStore implements Store {
       clock: this.#clock,
       queueCapacity: this.#watchQueueCapacity,
       readChanges: (r: Resource, after: number, upTo: number, limit: number) =>
-        this.#read(() => this.#stmts.changesAfter.all(r, after, upTo, limit)).map(
-          (row) => new ChangeEntry(r, row.type, row.revision, row.value),
+        this.#read(() => this.#stmts.changesAfter.all(r, after, upTo, limit)).map((row) =>
+          encoded(new ChangeEntry(r, row.type, row.revision, row.value)),
         ),
       compactedRevision: () => this.#compacted,
       currentRevision: () => this.#revision,
@@ -208,13 +224,40 @@ export class SqliteStore implements Store {
       return;
     }
     this.#revision = result.revision;
-    for (const change of result.changes) this.#hub.publish(change.resource, change);
-    result.outcomes.forEach((o, i) => (o.ok ? batch[i]?.resolve(o.object) : batch[i]?.reject(o.error)));
+    this.#remember(batch, result);
+    this.#settle(batch, result);
     try {
       this.#onCommit?.(batch.length, this.#clock.monotonic() - started);
     } catch (err) {
       this.#log.warn({ err }, 'onCommit hook failed');
     }
+  }
+
+  /** Keeps the recent-objects cache equal to the committed rows (same synchronous step as the commit). */
+  #remember(batch: PendingWrite[], result: ReturnType<typeof applyBatch>): void {
+    let c = 0;
+    result.outcomes.forEach((o, i) => {
+      const w = batch[i];
+      if (!o.ok || w === undefined) return;
+      const change = result.changes[c++];
+      if (w.op === 'delete' || change === undefined) this.#recent.delete(w.resource, w.key);
+      else this.#recent.set(w.resource, w.key, change.json);
+    });
+  }
+
+  /** Publishes the batch's changes, then answers each write (successes carry the JSON text already built). */
+  #settle(batch: PendingWrite[], result: ReturnType<typeof applyBatch>): void {
+    for (const change of result.changes) {
+      if (this.#hub.hasSubscribers(change.resource)) this.#hub.publish(change.resource, encoded(change));
+    }
+    let c = 0;
+    result.outcomes.forEach((o, i) => {
+      if (!o.ok) return batch[i]?.reject(o.error);
+      // Outcomes that succeeded are exactly the changes, in order: change c is this write's JSON.
+      const json = result.changes[c++]?.json;
+      if (json !== undefined) rememberJson(o.object, json);
+      return batch[i]?.resolve(o.object);
+    });
   }
 
   #read<T>(fn: () => T): T {
@@ -248,6 +291,30 @@ export class SqliteStore implements Store {
       }
     }
   }
+}
+
+/** Rows parsed per event-loop turn when listing: a 100k-object list must not hold up /readyz or renewals. */
+const LIST_PARSE_CHUNK = 2000;
+
+/**
+ * One JSON.parse per row. The rows were read in one synchronous call (so they are one revision); parsing, the
+ * expensive part, gives the event loop a turn between chunks, so other requests are answered meanwhile.
+ */
+async function parseRows<T>(values: string[]): Promise<T[]> {
+  const items = new Array<T>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0 && i % LIST_PARSE_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    items[i] = JSON.parse(values[i] as string) as T;
+    // Drop each row's text once parsed: a 100k-node list would otherwise hold both forms until the end.
+    (values as unknown[])[i] = undefined;
+  }
+  return items;
+}
+
+/** Parses a watched change once and records its JSON text, so watch streams can send it without serialising. */
+function encoded(change: ChangeEntry): ChangeEntry {
+  rememberJson(change.object, change.json);
+  return change;
 }
 
 function closedError(): ServiceUnavailableError {

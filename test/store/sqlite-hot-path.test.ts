@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { NotFoundError } from '../../src/core/errors.js';
+import { encodedJson } from '../../src/store/encoded-json.js';
+import { RecentObjects } from '../../src/store/sqlite/recent-objects.js';
+import { lease, node, rv, touched } from './fixtures.js';
+import { openTestStore } from './sqlite-harness.js';
+
+describe('sqlite store hot paths', () => {
+  it('written and read objects carry the exact JSON the store wrote; copies carry none', async () => {
+    const t = await openTestStore();
+    const l = await t.store.create('leases', lease('j'));
+    assert.equal(encodedJson(l), JSON.stringify(l));
+    const got = await t.store.get('leases', 'node-lease/j');
+    assert.equal(encodedJson(got), JSON.stringify(got));
+    assert.deepEqual(got, l);
+    assert.equal(encodedJson({ ...got }), undefined);
+    await t.cleanup();
+  });
+
+  it('get follows every committed write, including from a cold cache, and never hands out a shared object', async () => {
+    for (const capacity of [0, 1, 20_000]) {
+      const t = await openTestStore({ recentObjects: capacity });
+      const a = await t.store.create('leases', lease('a'));
+      await t.store.create('leases', lease('b')); // with capacity 1 this evicts "a"
+      const a1 = await t.store.update('leases', touched(a, 1), a.metadata.resourceVersion);
+      const got = await t.store.get('leases', 'node-lease/a');
+      assert.equal(rv(got), rv(a1), `capacity ${capacity}`);
+      assert.deepEqual(got, a1);
+      got.spec.holderIdentity = 'changed by the caller';
+      assert.equal((await t.store.get('leases', 'node-lease/a')).spec.holderIdentity, a1.spec.holderIdentity);
+      await t.store.delete('leases', 'node-lease/a');
+      await assert.rejects(t.store.get('leases', 'node-lease/a'), NotFoundError);
+      const n = await t.store.create('nodes', node('a'));
+      assert.equal(rv(await t.store.get('nodes', 'a')), rv(n), 'same key, other kind');
+      await t.cleanup();
+    }
+  });
+
+  it('a write refused in its batch leaves the cached object alone', async () => {
+    const t = await openTestStore();
+    const a = await t.store.create('leases', lease('a'));
+    const [ok, stale] = await Promise.allSettled([
+      t.store.update('leases', touched(a, 1), a.metadata.resourceVersion),
+      t.store.update('leases', touched(a, 2), a.metadata.resourceVersion),
+    ]);
+    assert.equal(ok.status, 'fulfilled');
+    assert.equal(stale.status, 'rejected');
+    assert.deepEqual(await t.store.get('leases', 'node-lease/a'), ok.status === 'fulfilled' ? ok.value : undefined);
+    await t.cleanup();
+  });
+});
+
+describe('sqlite list of many objects', () => {
+  it('parses in chunks yet stays one revision: a write made meanwhile is neither listed nor below it', async () => {
+    const t = await openTestStore();
+    await Promise.all(Array.from({ length: 4500 }, (_, i) => t.store.create('nodes', node(`n${String(i).padStart(4, '0')}`))));
+    let listed = false;
+    const listing = t.store.list('nodes').then((r) => ((listed = true), r));
+    const late = t.store.create('nodes', node('zz-late'));
+    const created = await late;
+    assert.equal(listed, false, 'the write committed while the list was still being parsed');
+    const list = await listing;
+    assert.equal(list.items.length, 4500);
+    assert.equal(list.revision, 4500);
+    assert.ok(rv(created) > list.revision);
+    assert.deepEqual(list.items.map((n) => n.metadata.name), [...list.items.map((n) => n.metadata.name)].sort());
+    await t.cleanup();
+  });
+});
+
+describe('RecentObjects', () => {
+  it('evicts the entry written longest ago and refreshes an entry on rewrite', () => {
+    const r = new RecentObjects(2);
+    r.set('leases', 'a', '1');
+    r.set('leases', 'b', '2');
+    r.set('leases', 'a', '3'); // a is now the newest
+    r.set('leases', 'c', '4'); // evicts b
+    assert.equal(r.get('leases', 'a'), '3');
+    assert.equal(r.get('leases', 'b'), undefined);
+    assert.equal(r.get('leases', 'c'), '4');
+    assert.equal(r.get('nodes', 'c'), undefined);
+    assert.equal(r.size, 2);
+  });
+});
