@@ -1,7 +1,7 @@
 import type { ApiClient } from '../client/api-client.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { labelKeyProblem, labelValueProblem, nameProblem } from '../core/meta.js';
+import { labelKeyProblem, labelValueProblem, nameProblem } from '../core/names.js';
 import type { Random } from '../core/random.js';
 import { systemHostProbe, type HostProbe } from './host-probe.js';
 import { LeaseRenewer } from './lease-renewer.js';

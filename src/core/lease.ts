@@ -1,26 +1,12 @@
-import { z } from 'zod';
-import { ObjectMetaSchema, TimeSchema, type ObjectMeta } from './meta.js';
+import type { LeaseInput, LeaseSpec } from './lease-schema.js';
+import type { ObjectMeta } from './meta.js';
+
+// Types only (erased at run time): clients such as the agent use Lease without loading zod.
+export type { LeaseInput, LeaseSpec };
 
 export const NODE_LEASE_NAMESPACE = 'node-lease';
 export const SYSTEM_NAMESPACE = 'shepherd-system';
 export const LEASE_NAMESPACES = [NODE_LEASE_NAMESPACE, SYSTEM_NAMESPACE] as const;
-
-export const LeaseSpecSchema = z.strictObject({
-  holderIdentity: z.string().min(1).max(253),
-  leaseDurationSeconds: z.number().int().min(1).max(86_400),
-  acquireTime: TimeSchema.optional(),
-  renewTime: TimeSchema,
-  leaseTransitions: z.number().int().nonnegative().optional(),
-});
-export type LeaseSpec = z.infer<typeof LeaseSpecSchema>;
-
-export const LeaseInputSchema = z.strictObject({
-  apiVersion: z.literal('coordination/v1').optional(),
-  kind: z.literal('Lease').optional(),
-  metadata: ObjectMetaSchema,
-  spec: LeaseSpecSchema,
-});
-export type LeaseInput = z.infer<typeof LeaseInputSchema>;
 
 export interface Lease {
   apiVersion: 'coordination/v1';

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { parseListen } from '../config/flag-parsers.js';
 import type { Logger } from '../core/logger.js';
 
@@ -13,7 +13,9 @@ export async function serveProbes(
 ): Promise<{ metrics: Registry; close(): Promise<void>; url: string } | undefined> {
   if (!address) return undefined;
   const { host, port } = parseListen(address);
-  const metrics = new Registry();
+  // Loaded only when probes are asked for: prom-client costs an idle agent ~12 MB.
+  const { collectDefaultMetrics, Registry: PromRegistry } = await import('prom-client');
+  const metrics = new PromRegistry();
   collectDefaultMetrics({ register: metrics });
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

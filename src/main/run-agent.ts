@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { Agent, DuplicateHolderError, defaultNodeName } from '../agent/agent.js';
 import { systemClock } from '../core/clock.js';
-import { nameProblem } from '../core/meta.js';
+import { nameProblem } from '../core/names.js';
 import { systemRandom } from '../core/random.js';
 import { asLogger, httpClientFrom, loggerFrom, type Opts } from './common.js';
 import { serveProbes } from './probe-server.js';

@@ -1,5 +1,6 @@
 import { BadRequestError } from '../core/errors.js';
-import { LEASE_NAMESPACES, LeaseInputSchema, leaseKey, type Lease, type LeaseInput } from '../core/lease.js';
+import { LeaseInputSchema } from '../core/lease-schema.js';
+import { LEASE_NAMESPACES, leaseKey, type Lease, type LeaseInput } from '../core/lease.js';
 import {
   deleteObject,
   listObjects,

@@ -1,6 +1,7 @@
 import { isReason } from '../core/errors.js';
 import { leaseKey, NODE_LEASE_NAMESPACE } from '../core/lease.js';
-import { NodeInputSchema, type Node, type NodeInput } from '../core/node.js';
+import { NodeInputSchema } from '../core/node-schema.js';
+import type { Node, NodeInput } from '../core/node.js';
 import {
   deleteObject,
   listObjects,

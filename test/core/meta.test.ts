@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { labelKeyProblem, labelValueProblem, nameProblem, ObjectMetaSchema } from '../../src/core/meta.js';
-import { NodeInputSchema, zoneKeyOf, zoneObjectName } from '../../src/core/node.js';
+import { ObjectMetaSchema } from '../../src/core/meta.js';
+import { labelKeyProblem, labelValueProblem, nameProblem } from '../../src/core/names.js';
+import { NodeInputSchema } from '../../src/core/node-schema.js';
+import { zoneKeyOf, zoneObjectName } from '../../src/core/node.js';
 
 test('names are lowercase RFC 1123 subdomains of at most 253 characters', () => {
   for (const ok of ['node-1', 'a', 'n1.rack-2.example', '0abc']) assert.equal(nameProblem(ok), undefined, ok);

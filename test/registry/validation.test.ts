@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BadRequestError, InvalidError } from '../../src/core/errors.js';
-import { NodeInputSchema } from '../../src/core/node.js';
+import { NodeInputSchema } from '../../src/core/node-schema.js';
 import { checkName, fieldPath, parseBody } from '../../src/registry/validation.js';
 
 function causesOf(fn: () => unknown): { field: string; message: string }[] {

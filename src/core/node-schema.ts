@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { ObjectMetaSchema, TimeSchema } from './meta.js';
+
+/** The zod schemas of Node (API.md); the registry validates client writes with them. */
+export const TaintEffectSchema = z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
+export type TaintEffect = z.infer<typeof TaintEffectSchema>;
+
+export const TaintSchema = z.strictObject({
+  key: z.string().min(1),
+  value: z.string().optional(),
+  effect: TaintEffectSchema,
+  timeAdded: TimeSchema.optional(),
+});
+export type Taint = z.infer<typeof TaintSchema>;
+
+export const ConditionStatusSchema = z.enum(['True', 'False', 'Unknown']);
+export type ConditionStatus = z.infer<typeof ConditionStatusSchema>;
+
+export const NodeConditionSchema = z.strictObject({
+  type: z.string().min(1),
+  status: ConditionStatusSchema,
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  lastHeartbeatTime: TimeSchema.optional(),
+  lastTransitionTime: TimeSchema.optional(),
+});
+export type NodeCondition = z.infer<typeof NodeConditionSchema>;
+
+export const NodeSpecSchema = z.strictObject({
+  taints: z.array(TaintSchema).max(64).optional(),
+  unschedulable: z.boolean().optional(),
+});
+export type NodeSpec = z.infer<typeof NodeSpecSchema>;
+
+export const NodeStatusSchema = z.strictObject({
+  conditions: z.array(NodeConditionSchema).max(32).optional(),
+  nodeInfo: z
+    .strictObject({ agentVersion: z.string(), hostname: z.string(), os: z.string(), arch: z.string() })
+    .optional(),
+  addresses: z.array(z.strictObject({ type: z.string(), address: z.string() })).max(32).optional(),
+  podCount: z.number().int().nonnegative().optional(),
+});
+export type NodeStatus = z.infer<typeof NodeStatusSchema>;
+
+export const NodeInputSchema = z.strictObject({
+  apiVersion: z.literal('v1').optional(),
+  kind: z.literal('Node').optional(),
+  metadata: ObjectMetaSchema,
+  spec: NodeSpecSchema.optional(),
+  status: NodeStatusSchema.optional(),
+});
+export type NodeInput = z.infer<typeof NodeInputSchema>;
+
