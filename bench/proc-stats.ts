@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS = 100; // USER_HZ on Linux
 
@@ -22,4 +22,23 @@ export function machine(): string {
   const nproc = readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length;
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   return `${nproc} × ${cpu}, Node ${process.version}, load average at start ${load}`;
+}
+
+/** CPU seconds of a process split into its main thread and all its other threads (workers, libuv pool, GC). */
+export function threadCpu(pid: number): { mainS: number; otherS: number } {
+  let mainS = 0;
+  let otherS = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const s = (Number(fields[11]) + Number(fields[12])) / TICKS;
+    if (Number(tid) === pid) mainS += s;
+    else otherS += s;
+  }
+  return { mainS, otherS };
 }

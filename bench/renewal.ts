@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createLeases, median, renewalLoad, spawnListening, type LoadResult } from './lib.js';
+import { createLeases, median, renewalLoad, spawnListening, type LoadResult, type Spawned } from './lib.js';
+import { machine, threadCpu } from './proc-stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -20,9 +21,24 @@ const durationS = Number(values.duration);
 const connections = Number(values.connections);
 const nLeases = Number(values.leases);
 
+/** A load run plus where its CPU went: microseconds per request in the server's main thread, its other threads, and the load generator. */
+type Measured = LoadResult & { mainUs: number; otherUs: number; clientUs: number };
+
+async function measure(s: Spawned, leases: { name: string; rv: string }[]): Promise<Measured> {
+  const pid = s.child.pid as number;
+  const before = threadCpu(pid);
+  const client = process.cpuUsage();
+  const r = await renewalLoad(s.url, leases, { connections, durationS });
+  const used = process.cpuUsage(client);
+  const after = threadCpu(pid);
+  const per = (seconds: number): number => (seconds * 1e6) / Math.max(1, r.total);
+  return { ...r, mainUs: per(after.mainS - before.mainS), otherUs: per(after.otherS - before.otherS), clientUs: per((used.user + used.system) / 1e6) };
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'shepherd-bench-'));
-const noop: LoadResult[] = [];
-const real: LoadResult[] = [];
+const noop: Measured[] = [];
+const real: Measured[] = [];
+const startedOn = machine();
 try {
   for (let r = 0; r < runs; r++) {
     // Alternate which one goes first so drift on this noisy machine hits both.
@@ -30,28 +46,29 @@ try {
       if (which === 'noop') {
         const s = await spawnListening(['--import', 'tsx', 'bench/noop-server.ts'], 'noop server');
         const leases = Array.from({ length: nLeases }, (_, i) => ({ name: `bench-node-${i}`, rv: '1' }));
-        noop.push(await renewalLoad(s.url, leases, { connections, durationS }));
+        noop.push(await measure(s, leases));
         await s.stop();
       } else {
         const db = join(dir, `run-${r}.db`);
         const s = await spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--db', db, '--no-controller', '--log-level', 'warn'], 'shepherd');
         const leases = await createLeases(s.url, nLeases);
-        real.push(await renewalLoad(s.url, leases, { connections, durationS }));
+        real.push(await measure(s, leases));
         await s.stop();
       }
-      const last = (which === 'noop' ? noop : real).at(-1) as LoadResult;
+      const last = (which === 'noop' ? noop : real).at(-1) as Measured;
       process.stderr.write(`run ${r + 1} ${which}: ${last.rps.toFixed(0)} req/s p50 ${last.p50} ms p99 ${last.p99} ms errors ${last.errors} non-2xx ${last.non2xx}\n`);
     }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-const m = (xs: LoadResult[], k: keyof LoadResult): number => median(xs.map((x) => x[k]));
-const row = (name: string, xs: LoadResult[]): string =>
-  `| ${name} | ${m(xs, 'rps').toFixed(0)} | ${m(xs, 'p50')} | ${m(xs, 'p99')} | ${xs.reduce((a, x) => a + x.errors + x.non2xx, 0)} |`;
-console.log(`Renewal benchmark: ${runs} runs × ${durationS}s, ${connections} keep-alive connections, ${nLeases} leases, medians\n`);
-console.log('| target | req/s | p50 ms | p99 ms | errors + non-2xx |');
-console.log('|---|---|---|---|---|');
+const m = (xs: Measured[], k: keyof Measured): number => median(xs.map((x) => x[k]));
+const row = (name: string, xs: Measured[]): string =>
+  `| ${name} | ${m(xs, 'rps').toFixed(0)} | ${m(xs, 'p50')} | ${m(xs, 'p99')} | ${xs.reduce((a, x) => a + x.errors + x.non2xx, 0)} | ` +
+  `${m(xs, 'mainUs').toFixed(0)} | ${m(xs, 'otherUs').toFixed(0)} | ${m(xs, 'clientUs').toFixed(0)} |`;
+console.log(`Renewal benchmark: ${runs} runs × ${durationS}s, ${connections} keep-alive connections, ${nLeases} leases, medians; ${startedOn}\n`);
+console.log('| target | req/s | p50 ms | p99 ms | errors + non-2xx | server main thread µs CPU/req | server other threads µs/req | load generator µs/req |');
+console.log('|---|---|---|---|---|---|---|---|');
 console.log(row('no-op fastify PUT (baseline)', noop));
 console.log(row('shepherd PUT /api/v1/leases/{name} (durable)', real));
 console.log(
