@@ -12,6 +12,7 @@ const BENCHES: Array<{ name: string; title: string; args: string[] }> = [
   { name: 'watch', title: '4. Watch fan-out', args: ['--import', 'tsx', 'bench/watch-fanout.ts'] },
   { name: 'cold-start', title: '5–6. Cold start and RSS with 100k nodes', args: ['--import', 'tsx', 'bench/cold-start.ts'] },
   { name: 'detection', title: '7. Detection latency and agent idle cost', args: ['--import', 'tsx', 'bench/detection-latency.ts'] },
+  { name: 'db-size', title: '11. Database size after 1M renewals', args: ['--import', 'tsx', 'bench/db-size.ts'] },
 ];
 
 const wanted = process.argv.slice(2);

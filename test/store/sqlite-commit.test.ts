@@ -78,7 +78,8 @@ describe('sqlite storage failure', () => {
 
 describe('sqlite bounded growth', () => {
   it('a steady rewrite load does not grow the database or the WAL once compaction runs', async () => {
-    const t = await openTestStore({ historyRetentionMs: 5000, compactionIntervalMs: 1000 });
+    // deltaWindow: segments are kept that many revisions past the compacted one (delta bases); 10 rounds here.
+    const t = await openTestStore({ historyRetentionMs: 5000, compactionIntervalMs: 1000, deltaWindow: 500 });
     const pad = 'p'.repeat(400);
     let leases: Lease[] = await Promise.all(
       Array.from({ length: 50 }, (_, i) => t.store.create('leases', { ...lease(`n${i}`), metadata: { ...lease(`n${i}`).metadata, annotations: { pad } } })),

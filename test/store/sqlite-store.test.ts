@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -16,13 +16,13 @@ runStoreContract('sqlite', sqliteBackend);
 describe('sqlite migrations', () => {
   it('a fresh database is migrated to the newest schema; reopening applies nothing again', async () => {
     const t = await openTestStore();
-    assert.equal(t.store.database.pragma('user_version', { simple: true }), 1);
+    assert.equal(t.store.database.pragma('user_version', { simple: true }), 2);
     assert.equal(t.store.database.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(t.store.database.pragma('synchronous', { simple: true }), 2, 'synchronous=FULL');
     const n = await t.store.create('nodes', node('a'));
     await t.store.close();
     const again = await openSqliteStore({ path: t.path, clock: t.clock });
-    assert.equal(again.database.pragma('user_version', { simple: true }), 1);
+    assert.equal(again.database.pragma('user_version', { simple: true }), 2);
     assert.deepEqual(await again.get('nodes', 'a'), n);
     await again.close();
     await t.cleanup();
@@ -36,10 +36,41 @@ describe('sqlite migrations', () => {
     db.close();
     await assert.rejects(openSqliteStore({ path }), (err: unknown) => {
       assert.ok(err instanceof SchemaTooNewError);
-      assert.equal(err.message, 'database schema version 7 is newer than this shepherd supports (1): upgrade shepherd');
+      assert.equal(err.message, 'database schema version 7 is newer than this shepherd supports (2): upgrade shepherd');
       return true;
     });
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('upgrading a v1 database keeps objects and revisions and moves the compacted revision up (old history is dropped)', async () => {
+    const dir = tempDir();
+    const v1 = join(dir, 'v1-migrations');
+    mkdirSync(v1);
+    copyFileSync(join(defaultMigrationsDir(), '0001_init.sql'), join(v1, '0001_init.sql'));
+    const path = join(dir, 'old.db');
+    const clock = new FakeClock();
+    const old = new Database(path);
+    migrate(old, v1);
+    old.prepare("INSERT INTO objects (kind, key, revision, value) VALUES ('nodes', 'a', 7, ?)").run(JSON.stringify({ ...node('a'), metadata: { ...node('a').metadata, resourceVersion: '7' } }));
+    old.prepare("INSERT INTO changes (revision, kind, key, type, value, committed_at) VALUES (7, 'nodes', 'a', 'ADDED', '{}', 0)").run();
+    old.prepare('UPDATE meta SET revision = 7').run();
+    old.close();
+    const s = await openSqliteStore({ path, clock });
+    try {
+      assert.equal(s.database.pragma('user_version', { simple: true }), 2);
+      assert.equal(rv(await s.get('nodes', 'a')), 7);
+      assert.equal(await s.currentRevision(), 7);
+      assert.equal(await s.compactedRevision(), 7);
+      await assert.rejects(nextWithin(s.watch('nodes', 6)[Symbol.asyncIterator]()), GoneError);
+      const b = await s.create('nodes', node('b'));
+      assert.equal(rv(b), 8);
+      const it = s.watch('nodes', 7)[Symbol.asyncIterator]();
+      assert.deepEqual((await nextWithin(it)).value, { type: 'ADDED', object: b, revision: 8 });
+      await it.return?.();
+    } finally {
+      await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('applies each file in its own transaction: a failing file leaves the previous version intact', () => {

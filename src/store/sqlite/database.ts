@@ -42,13 +42,16 @@ export function checkpoint(db: Database.Database, mode: CheckpointMode): void {
 }
 
 /**
- * Deletes logged changes up to `revision` and records it as the compacted revision, in one transaction.
- * The freed pages go to SQLite's freelist and are reused by the next inserts, so a steady load keeps the
- * file at a steady size without VACUUM.
+ * Records `revision` as the compacted revision (watches may resume from it on) and deletes the change-log
+ * segments that end `deltaWindow` revisions before it, in one transaction: a logged delta may refer back that far
+ * for its base, so the segments in between stay until no kept delta can need them. Returns the segments deleted.
+ * The freed pages go to SQLite's freelist and are reused by the next inserts, so a steady load keeps the file at a
+ * steady size without VACUUM.
  */
-export function compactChangeLog(db: Database.Database, stmts: Statements, revision: number): number {
+export function compactChangeLog(db: Database.Database, stmts: Statements, revision: number, deltaWindow: number): number {
   return db.transaction(() => {
-    const { changes } = stmts.deleteChangesUpTo.run(revision);
+    const drop = revision - deltaWindow;
+    const { changes } = stmts.deleteSegmentsUpTo.run(drop, drop);
     stmts.setCompacted.run(revision);
     return changes;
   })();
@@ -60,11 +63,14 @@ export interface DatabaseStats {
   freelistCount: number;
   /** Size of the -wal file in bytes (0 when absent). */
   walBytes: number;
-  /** Rows in the change log. */
+  /** Changes in the kept history (revisions after the compacted one; each revision is one change). */
   changeLogRows: number;
+  /** Change-log rows on disk: one per commit, kept a little beyond the compacted revision for delta bases. */
+  changeLogSegments: number;
 }
 
 export function databaseStats(db: Database.Database, path: string, stmts: Statements): DatabaseStats {
+  const meta = stmts.readMeta.get();
   let walBytes = 0;
   try {
     walBytes = statSync(`${path}-wal`).size;
@@ -76,6 +82,7 @@ export function databaseStats(db: Database.Database, path: string, stmts: Statem
     pageCount: db.pragma('page_count', { simple: true }) as number,
     freelistCount: db.pragma('freelist_count', { simple: true }) as number,
     walBytes,
-    changeLogRows: stmts.countChanges.get() ?? 0,
+    changeLogRows: meta ? meta.revision - meta.compacted_revision : 0,
+    changeLogSegments: stmts.countSegments.get() ?? 0,
   };
 }

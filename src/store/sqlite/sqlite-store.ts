@@ -8,6 +8,7 @@ import { rememberJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
 import { RecentObjects } from './recent-objects.js';
+import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { watchStream } from './watch-stream.js';
 import { applyBatch, ChangeEntry, type PendingWrite, type WriteOp } from './write-batch.js';
@@ -30,6 +31,11 @@ export interface SqliteStoreOptions {
   migrationsDir?: string;
   /** Objects whose stored JSON is kept in memory for gets (recent-objects.ts); default 20,000, 0 disables. */
   recentObjects?: number;
+  /**
+   * How far back (revisions) a logged delta may refer for its base; compaction keeps that many revisions of
+   * segments beyond the compacted revision. Default DELTA_WINDOW (100,000); tests use small values.
+   */
+  deltaWindow?: number;
 }
 
 const DEFAULT_RETENTION_MS = 5 * 60_000;
@@ -65,6 +71,10 @@ export class SqliteStore implements Store {
   readonly #stopCompaction = new AbortController();
   readonly #compactionLoop: Promise<void>;
   readonly #recent: RecentObjects;
+  readonly #bases: DeltaBases;
+  readonly #reader: ChangeLogReader;
+  readonly #deltaWindow: number;
+  readonly #readChanges: (resource: Resource, after: number, upTo: number, limit: number) => ReturnType<ChangeLogReader['changes']>;
   #revision: number;
   #compacted: number;
   #queue: PendingWrite[] = [];
@@ -83,6 +93,13 @@ export class SqliteStore implements Store {
     this.#onCommit = options.onCommit;
     this.#watchQueueCapacity = options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE;
     this.#recent = new RecentObjects(options.recentObjects ?? DEFAULT_RECENT_OBJECTS);
+    this.#deltaWindow = options.deltaWindow ?? DELTA_WINDOW;
+    this.#bases = new DeltaBases(options.recentObjects ?? DEFAULT_RECENT_OBJECTS);
+    this.#reader = new ChangeLogReader(this.#stmts);
+    // One read transaction per replay step: a segment and the bases its deltas refer to are read consistently.
+    this.#readChanges = db.transaction((resource: Resource, after: number, upTo: number, limit: number) =>
+      this.#reader.changes(resource, after, upTo, limit),
+    );
     const meta = this.#stmts.readMeta.get();
     if (!meta) throw new InternalError(`database ${this.path} has no meta row: it is not a shepherd database`);
     this.#revision = meta.revision;
@@ -136,7 +153,7 @@ export class SqliteStore implements Store {
       clock: this.#clock,
       queueCapacity: this.#watchQueueCapacity,
       readChanges: (r: Resource, after: number, upTo: number, limit: number) =>
-        this.#read(() => this.#stmts.changesAfter.all(r, after, upTo, limit)).map((row) =>
+        this.#read(() => this.#readChanges(r, after, upTo, limit)).map((row) =>
           encoded(new ChangeEntry(r, row.type, row.revision, row.value)),
         ),
       compactedRevision: () => this.#compacted,
@@ -166,9 +183,9 @@ export class SqliteStore implements Store {
     const due = upToRevision ?? Math.min(this.#stmts.newestChangeBefore.get(cutoff) ?? 0, this.#compacted + MAX_COMPACTION_ROWS);
     const target = Math.min(due, this.#revision);
     if (target <= this.#compacted) return this.#compacted;
-    const deleted = compactChangeLog(this.#db, this.#stmts, target);
+    const deleted = compactChangeLog(this.#db, this.#stmts, target, this.#deltaWindow);
     this.#compacted = target;
-    this.#log.debug({ compactedRevision: target, deleted }, 'compacted the change log');
+    this.#log.debug({ compactedRevision: target, deletedSegments: deleted }, 'compacted the change log');
     return target;
   }
 
@@ -221,7 +238,8 @@ export class SqliteStore implements Store {
     const started = this.#clock.monotonic();
     let result: ReturnType<typeof applyBatch>;
     try {
-      result = this.#db.transaction(() => applyBatch(this.#stmts, batch, this.#revision, this.#clock.now()))();
+      const ctx = { stmts: this.#stmts, bases: this.#bases, deltaWindow: this.#deltaWindow };
+      result = this.#db.transaction(() => applyBatch(ctx, batch, this.#revision, this.#clock.now()))();
     } catch (err) {
       const failure = storageError(err);
       this.#log.error({ err, batchSize: batch.length }, 'commit failed; every write of the batch was refused');
@@ -229,6 +247,7 @@ export class SqliteStore implements Store {
       return;
     }
     this.#revision = result.revision;
+    this.#bases.commit(result.staged);
     this.#remember(batch, result);
     this.#settle(batch, result);
     try {

@@ -13,6 +13,11 @@ export interface ChangeRow {
   value: string;
 }
 
+export interface SegmentRow {
+  first_revision: number;
+  data: Buffer;
+}
+
 export interface MetaRow {
   revision: number;
   compacted_revision: number;
@@ -25,16 +30,20 @@ export interface Statements {
   insertObject: Statement<[string, string, number, string]>;
   updateObject: Statement<[number, string, string, string]>;
   deleteObject: Statement<[string, string]>;
-  insertChange: Statement<[number, string, string, ChangeType, string, number]>;
+  insertSegment: Statement<[number, number, number, number, Buffer]>;
   setRevision: Statement<[number]>;
   readMeta: Statement<[], MetaRow>;
   listKind: Statement<[string], string>;
   listRange: Statement<[string, string, string], string>;
-  changesAfter: Statement<[string, number, number, number], ChangeRow>;
+  /** First revision of the segment holding revision ? (segments are contiguous), null before the first. */
+  segmentStartFor: Statement<[number], number | null>;
+  segmentAt: Statement<[number], SegmentRow>;
+  /** Segments starting in [?, ?] that hold kind bit ?, oldest first, at most ?. */
+  segmentsWithKind: Statement<[number, number, number, number], SegmentRow>;
   newestChangeBefore: Statement<[number], number | null>;
-  deleteChangesUpTo: Statement<[number]>;
+  deleteSegmentsUpTo: Statement<[number, number]>;
   setCompacted: Statement<[number]>;
-  countChanges: Statement<[], number>;
+  countSegments: Statement<[], number>;
 }
 
 export function prepareStatements(db: Database): Statements {
@@ -44,21 +53,21 @@ export function prepareStatements(db: Database): Statements {
     insertObject: db.prepare('INSERT INTO objects (kind, key, revision, value) VALUES (?, ?, ?, ?)'),
     updateObject: db.prepare('UPDATE objects SET revision = ?, value = ? WHERE kind = ? AND key = ?'),
     deleteObject: db.prepare('DELETE FROM objects WHERE kind = ? AND key = ?'),
-    insertChange: db.prepare(
-      'INSERT INTO changes (revision, kind, key, type, value, committed_at) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
+    insertSegment: db.prepare('INSERT INTO change_log (first_revision, last_revision, kinds, committed_at, data) VALUES (?, ?, ?, ?, ?)'),
     setRevision: db.prepare('UPDATE meta SET revision = ? WHERE id = 1'),
     readMeta: db.prepare('SELECT revision, compacted_revision FROM meta WHERE id = 1'),
     listKind: db.prepare<[string], string>('SELECT value FROM objects WHERE kind = ? ORDER BY key').pluck(),
     listRange: db
       .prepare<[string, string, string], string>('SELECT value FROM objects WHERE kind = ? AND key >= ? AND key < ? ORDER BY key')
       .pluck(),
-    changesAfter: db.prepare(
-      'SELECT revision, type, value FROM changes WHERE kind = ? AND revision > ? AND revision <= ? ORDER BY revision LIMIT ?',
+    segmentStartFor: db.prepare<[number], number | null>('SELECT max(first_revision) FROM change_log WHERE first_revision <= ?').pluck(),
+    segmentAt: db.prepare('SELECT first_revision, data FROM change_log WHERE first_revision = ?'),
+    segmentsWithKind: db.prepare(
+      'SELECT first_revision, data FROM change_log WHERE first_revision >= ? AND first_revision <= ? AND (kinds & ?) != 0 ORDER BY first_revision LIMIT ?',
     ),
-    newestChangeBefore: db.prepare<[number], number | null>('SELECT max(revision) FROM changes WHERE committed_at < ?').pluck(),
-    deleteChangesUpTo: db.prepare('DELETE FROM changes WHERE revision <= ?'),
+    newestChangeBefore: db.prepare<[number], number | null>('SELECT max(last_revision) FROM change_log WHERE committed_at < ?').pluck(),
+    deleteSegmentsUpTo: db.prepare('DELETE FROM change_log WHERE first_revision <= ? AND last_revision <= ?'),
     setCompacted: db.prepare('UPDATE meta SET compacted_revision = ? WHERE id = 1'),
-    countChanges: db.prepare<[], number>('SELECT count(*) FROM changes').pluck(),
+    countSegments: db.prepare<[], number>('SELECT count(*) FROM change_log').pluck(),
   };
 }

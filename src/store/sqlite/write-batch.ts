@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
 import { parseRevision } from '../store.js';
+import { encodeSegment, type DeltaBases, type LogRecord } from './change-log.js';
 import type { ChangeType, Statements } from './statements.js';
 
 /** One queued write; `key` is computed when it is queued. */
@@ -36,6 +37,15 @@ export interface BatchResult {
   outcomes: WriteOutcome[];
   changes: ChangeEntry[];
   revision: number;
+  /** Full records this batch logged: hand them to DeltaBases.commit once the transaction has committed. */
+  staged: Parameters<DeltaBases['commit']>[0];
+}
+
+/** Everything one batch needs besides its writes. */
+export interface BatchContext {
+  stmts: Statements;
+  bases: DeltaBases;
+  deltaWindow: number;
 }
 
 function nameOf(resource: Resource, key: string): string {
@@ -53,27 +63,37 @@ function withRevision(obj: AnyObject, revision: number): AnyObject {
  * (Conflict, NotFound, AlreadyExists, an unserialisable object) is its outcome; an SQLite error aborts the
  * whole batch by propagating, so the transaction rolls back.
  */
-export function applyBatch(stmts: Statements, ops: readonly WriteOp[], revision: number, now: number): BatchResult {
+export function applyBatch(ctx: BatchContext, ops: readonly WriteOp[], revision: number, now: number): BatchResult {
+  const { stmts } = ctx;
   const outcomes: WriteOutcome[] = [];
   const changes: ChangeEntry[] = [];
+  const records: LogRecord[] = [];
+  const staged: BatchResult['staged'] = new Map();
+  const first = revision + 1;
   for (const op of ops) {
     try {
-      const change = applyOne(stmts, op, revision + 1, now);
+      const change = applyOne(stmts, op, revision + 1);
       revision++;
       changes.push(change.entry);
+      records.push(ctx.bases.record(op.resource, op.key, change.entry.type, change.object, change.entry.json, revision, staged, ctx.deltaWindow));
       outcomes.push({ ok: true, object: change.object });
     } catch (err) {
       if (err instanceof Database.SqliteError) throw err;
       outcomes.push({ ok: false, error: err });
     }
   }
-  if (changes.length > 0) stmts.setRevision.run(revision);
-  return { outcomes, changes, revision };
+  if (changes.length > 0) {
+    // The whole batch's history is one change-log row: its changes sit at consecutive revisions from `first`.
+    const { data, kinds } = encodeSegment(records);
+    stmts.insertSegment.run(first, revision, kinds, now, data);
+    stmts.setRevision.run(revision);
+  }
+  return { outcomes, changes, revision, staged };
 }
 
-function applyOne(stmts: Statements, op: WriteOp, rev: number, now: number): { entry: ChangeEntry; object: AnyObject } {
+function applyOne(stmts: Statements, op: WriteOp, rev: number): { entry: ChangeEntry; object: AnyObject } {
   const { resource, key } = op;
-  if (op.op === 'delete') return applyDelete(stmts, op, rev, now);
+  if (op.op === 'delete') return applyDelete(stmts, op, rev);
   const current = stmts.getObjectRevision.get(resource, key);
   if (op.op === 'create' && current !== undefined) throw new AlreadyExistsError(resource, nameOf(resource, key));
   if (op.op === 'update') {
@@ -86,16 +106,10 @@ function applyOne(stmts: Statements, op: WriteOp, rev: number, now: number): { e
   if (op.op === 'create') stmts.insertObject.run(resource, key, rev, json);
   else stmts.updateObject.run(rev, json, resource, key);
   const type: ChangeType = op.op === 'create' ? 'ADDED' : 'MODIFIED';
-  stmts.insertChange.run(rev, resource, key, type, json, now);
   return { entry: new ChangeEntry(resource, type, rev, json), object };
 }
 
-function applyDelete(
-  stmts: Statements,
-  op: Extract<WriteOp, { op: 'delete' }>,
-  rev: number,
-  now: number,
-): { entry: ChangeEntry; object: AnyObject } {
+function applyDelete(stmts: Statements, op: Extract<WriteOp, { op: 'delete' }>, rev: number): { entry: ChangeEntry; object: AnyObject } {
   const { resource, key } = op;
   const row = stmts.getObject.get(resource, key);
   if (row === undefined) throw new NotFoundError(resource, nameOf(resource, key));
@@ -106,6 +120,5 @@ function applyDelete(
   const object = withRevision(JSON.parse(row.value) as AnyObject, rev);
   const json = JSON.stringify(object);
   stmts.deleteObject.run(resource, key);
-  stmts.insertChange.run(rev, resource, key, 'DELETED', json, now);
   return { entry: new ChangeEntry(resource, 'DELETED', rev, json), object };
 }
