@@ -157,7 +157,8 @@ export function applyPatch(baseJson: string, patch: string, revision: number): A
 
 interface FullRecord {
   revision: number;
-  object: AnyObject;
+  /** The logged text (not a parsed object: a fraction of the memory, and safe from callers changing objects). */
+  json: string;
 }
 
 /**
@@ -199,12 +200,11 @@ export class DeltaBases {
     }
     const base = staged.has(id) ? staged.get(id) : this.#bases.get(id);
     if (type === 'MODIFIED' && base && revision - base.revision < window) {
-      const patch = diffObjects(base.object, object);
+      const patch = diffObjects(JSON.parse(base.json) as AnyObject, object);
       if (patch.length * 2 < json.length) return { kind, type, base: base.revision, patch };
     }
-    // A private copy, parsed from the logged text: exactly what a reader decodes, and safe from callers that
-    // change the object they were given back.
-    staged.set(id, { revision, object: JSON.parse(json) as AnyObject });
+    // The logged text itself: exactly what a reader decodes the base from.
+    staged.set(id, { revision, json });
     return { kind, type, json };
   }
 
