@@ -61,7 +61,8 @@ function withRevision(obj: AnyObject, revision: number): AnyObject {
  * writes of the batch left (they are already in the transaction), so two updates with the same expected
  * resourceVersion resolve as in sequence: the first wins, the second conflicts. A write's own failure
  * (Conflict, NotFound, AlreadyExists, an unserialisable object) is its outcome; an SQLite error aborts the
- * whole batch by propagating, so the transaction rolls back.
+ * whole batch by propagating, so the transaction rolls back. The batch's changes are logged as one change-log
+ * segment (change-log.ts), renewals as deltas against `ctx.bases`.
  */
 export function applyBatch(ctx: BatchContext, ops: readonly WriteOp[], revision: number, now: number): BatchResult {
   const { stmts } = ctx;
@@ -71,16 +72,19 @@ export function applyBatch(ctx: BatchContext, ops: readonly WriteOp[], revision:
   const staged: BatchResult['staged'] = new Map();
   const first = revision + 1;
   for (const op of ops) {
+    let change: ReturnType<typeof applyOne>;
     try {
-      const change = applyOne(stmts, op, revision + 1);
-      revision++;
-      changes.push(change.entry);
-      records.push(ctx.bases.record(op.resource, op.key, change.entry.type, change.object, change.entry.json, revision, staged, ctx.deltaWindow));
-      outcomes.push({ ok: true, object: change.object });
+      change = applyOne(stmts, op, revision + 1);
     } catch (err) {
       if (err instanceof Database.SqliteError) throw err;
       outcomes.push({ ok: false, error: err });
+      continue;
     }
+    revision++;
+    changes.push(change.entry);
+    // Past this point the write is in the transaction: anything that throws aborts the whole batch.
+    records.push(ctx.bases.record(op.resource, op.key, change.entry.type, change.object, change.entry.json, revision, staged, ctx.deltaWindow));
+    outcomes.push({ ok: true, object: change.object });
   }
   if (changes.length > 0) {
     // The whole batch's history is one change-log row: its changes sit at consecutive revisions from `first`.
