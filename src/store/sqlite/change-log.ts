@@ -1,5 +1,6 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { AnyObject, Resource } from '../../core/kinds.js';
+import { RecentObjects } from './recent-objects.js';
 import type { ChangeRow, ChangeType, Statements } from './statements.js';
 
 /*
@@ -40,12 +41,8 @@ const TYPE_CODES: Record<ChangeType, string> = { ADDED: '0', MODIFIED: '1', DELE
 const TYPES_BY_CODE = new Map<string, ChangeType>(Object.entries(TYPE_CODES).map(([t, c]) => [c, t as ChangeType]));
 const KIND_CODES: Record<Resource, string> = { nodes: 'n', leases: 'l', events: 'e', zones: 'z' };
 const KINDS_BY_CODE = new Map<string, Resource>(Object.entries(KIND_CODES).map(([k, c]) => [c, k as Resource]));
+/** A segment's bit per kind: a watch replay skips segments without its kind, without decompressing them. */
 const KIND_BITS: Record<Resource, number> = { nodes: 1, leases: 2, events: 4, zones: 8 };
-
-/** The segment bit of `kind`: a watch replay skips segments without it, without decompressing them. */
-export function kindBit(kind: Resource): number {
-  return KIND_BITS[kind];
-}
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 /** Set `path` to a value, or (one element) delete `path`. */
@@ -155,6 +152,9 @@ export function applyPatch(baseJson: string, patch: string, revision: number): A
   return obj;
 }
 
+/** A batch's new full records (null: the object was deleted), applied to DeltaBases once the batch committed. */
+export type StagedBases = Map<string, { kind: Resource; key: string; full: FullRecord | null }>;
+
 interface FullRecord {
   revision: number;
   /** The logged text (not a parsed object: a fraction of the memory, and safe from callers changing objects). */
@@ -168,11 +168,13 @@ interface FullRecord {
  * base that the database does not have.
  */
 export class DeltaBases {
-  readonly #bases = new Map<string, FullRecord>();
-  readonly #capacity: number;
+  readonly #bases: RecentObjects<FullRecord>;
+  readonly #window: number;
 
-  constructor(capacity: number) {
-    this.#capacity = capacity;
+  /** `window`: how many revisions back a base may be (compaction keeps that much beyond the compacted revision). */
+  constructor(capacity: number, window = DELTA_WINDOW) {
+    this.#bases = new RecentObjects<FullRecord>(capacity);
+    this.#window = window;
   }
 
   get size(): number {
@@ -183,48 +185,31 @@ export class DeltaBases {
    * How to log `object` (already carrying `revision`): as a delta when a recent full record of it exists and the
    * patch is less than half the size of the object, else in full. `staged` holds this batch's own full records.
    */
-  record(
-    kind: Resource,
-    key: string,
-    type: ChangeType,
-    object: AnyObject,
-    json: string,
-    revision: number,
-    staged: Map<string, FullRecord | null>,
-    window = DELTA_WINDOW,
-  ): LogRecord {
+  record(kind: Resource, key: string, type: ChangeType, object: AnyObject, json: string, revision: number, staged: StagedBases): LogRecord {
     const id = `${kind}\u0000${key}`;
     if (type === 'DELETED') {
-      staged.set(id, null);
+      staged.set(id, { kind, key, full: null });
       return { kind, type, json };
     }
-    const base = staged.has(id) ? staged.get(id) : this.#bases.get(id);
-    if (type === 'MODIFIED' && base && revision - base.revision < window) {
+    const base = staged.has(id) ? staged.get(id)?.full : this.#bases.get(kind, key);
+    if (type === 'MODIFIED' && base && revision - base.revision < this.#window) {
       const patch = diffObjects(JSON.parse(base.json) as AnyObject, object);
       if (patch.length * 2 < json.length) return { kind, type, base: base.revision, patch };
     }
     // The logged text itself: exactly what a reader decodes the base from.
-    staged.set(id, { revision, json });
+    staged.set(id, { kind, key, full: { revision, json } });
     return { kind, type, json };
   }
 
   /** Applies a committed batch's staged full records. */
-  commit(staged: Map<string, FullRecord | null>): void {
-    for (const [id, full] of staged) {
-      this.#bases.delete(id);
-      if (full === null || this.#capacity <= 0) continue;
-      this.#bases.set(id, full);
-      if (this.#bases.size > this.#capacity) {
-        const oldest = this.#bases.keys().next();
-        if (!oldest.done) this.#bases.delete(oldest.value);
-      }
+  commit(staged: StagedBases): void {
+    for (const { kind, key, full } of staged.values()) {
+      if (full === null) this.#bases.delete(kind, key);
+      else this.#bases.set(kind, key, full);
     }
   }
-
-  clear(): void {
-    this.#bases.clear();
-  }
 }
+
 
 /** Segments fetched per query while replaying. */
 const SEGMENT_PAGE = 64;
@@ -275,15 +260,7 @@ export class ChangeLogReader {
     const cached = this.#bases.get(base);
     if (cached !== undefined) return cached;
     const first = this.#stmts.segmentStartFor.get(base);
-    let records = first === null || first === undefined ? undefined : decoded.get(first);
-    if (records === undefined && first !== null && first !== undefined) {
-      const row = this.#stmts.segmentAt.get(first);
-      if (row !== undefined) {
-        records = decodeSegment(row.data, row.first_revision);
-        decoded.set(first, records);
-      }
-    }
-    const rec = records?.[base - (first ?? 0)];
+    const rec = first === null || first === undefined ? undefined : this.#segment(first, decoded)?.[base - first];
     if (rec === undefined || !('json' in rec)) {
       throw new Error(`change-log delta at revision ${of} lost its base at revision ${base}: the change log is damaged`);
     }
@@ -293,5 +270,17 @@ export class ChangeLogReader {
       if (!oldest.done) this.#bases.delete(oldest.value);
     }
     return rec.json;
+  }
+
+  /** The decoded records of the segment starting at `first`: decoded once per replay step. */
+  #segment(first: number, decoded: Map<number, DecodedRecord[]>): DecodedRecord[] | undefined {
+    let records = decoded.get(first);
+    if (records === undefined) {
+      const row = this.#stmts.segmentAt.get(first);
+      if (row === undefined) return undefined;
+      records = decodeSegment(row.data, row.first_revision);
+      decoded.set(first, records);
+    }
+    return records;
   }
 }

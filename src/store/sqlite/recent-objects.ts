@@ -5,8 +5,8 @@
  * write evicted first (a renewal rewrites its entry and moves it to the back), and it holds strings, not parsed
  * objects, so every get still returns a fresh object the caller may keep or change.
  */
-export class RecentObjects {
-  readonly #entries = new Map<string, string>();
+export class RecentObjects<V = string> {
+  readonly #entries = new Map<string, V>();
   readonly #capacity: number;
 
   constructor(capacity: number) {
@@ -17,15 +17,15 @@ export class RecentObjects {
     return this.#entries.size;
   }
 
-  get(resource: string, key: string): string | undefined {
+  get(resource: string, key: string): V | undefined {
     return this.#entries.get(`${resource}\u0000${key}`);
   }
 
-  set(resource: string, key: string, json: string): void {
+  set(resource: string, key: string, value: V): void {
     if (this.#capacity <= 0) return;
     const k = `${resource}\u0000${key}`;
     this.#entries.delete(k);
-    this.#entries.set(k, json);
+    this.#entries.set(k, value);
     if (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next();
       if (!oldest.done) this.#entries.delete(oldest.value);

@@ -72,7 +72,6 @@ export class SqliteStore implements Store {
   readonly #compactionLoop: Promise<void>;
   readonly #recent: RecentObjects;
   readonly #bases: DeltaBases;
-  readonly #reader: ChangeLogReader;
   readonly #deltaWindow: number;
   readonly #readChanges: (resource: Resource, after: number, upTo: number, limit: number) => ReturnType<ChangeLogReader['changes']>;
   #revision: number;
@@ -94,11 +93,11 @@ export class SqliteStore implements Store {
     this.#watchQueueCapacity = options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE;
     this.#recent = new RecentObjects(options.recentObjects ?? DEFAULT_RECENT_OBJECTS);
     this.#deltaWindow = options.deltaWindow ?? DELTA_WINDOW;
-    this.#bases = new DeltaBases(options.recentObjects ?? DEFAULT_RECENT_OBJECTS);
-    this.#reader = new ChangeLogReader(this.#stmts);
+    this.#bases = new DeltaBases(options.recentObjects ?? DEFAULT_RECENT_OBJECTS, this.#deltaWindow);
+    const reader = new ChangeLogReader(this.#stmts);
     // One read transaction per replay step: a segment and the bases its deltas refer to are read consistently.
     this.#readChanges = db.transaction((resource: Resource, after: number, upTo: number, limit: number) =>
-      this.#reader.changes(resource, after, upTo, limit),
+      reader.changes(resource, after, upTo, limit),
     );
     const meta = this.#stmts.readMeta.get();
     if (!meta) throw new InternalError(`database ${this.path} has no meta row: it is not a shepherd database`);
@@ -238,7 +237,7 @@ export class SqliteStore implements Store {
     const started = this.#clock.monotonic();
     let result: ReturnType<typeof applyBatch>;
     try {
-      const ctx = { stmts: this.#stmts, bases: this.#bases, deltaWindow: this.#deltaWindow };
+      const ctx = { stmts: this.#stmts, bases: this.#bases };
       result = this.#db.transaction(() => applyBatch(ctx, batch, this.#revision, this.#clock.now()))();
     } catch (err) {
       const failure = storageError(err);

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
 import { parseRevision } from '../store.js';
-import { encodeSegment, type DeltaBases, type LogRecord } from './change-log.js';
+import { encodeSegment, type DeltaBases, type LogRecord, type StagedBases } from './change-log.js';
 import type { ChangeType, Statements } from './statements.js';
 
 /** One queued write; `key` is computed when it is queued. */
@@ -38,14 +38,13 @@ export interface BatchResult {
   changes: ChangeEntry[];
   revision: number;
   /** Full records this batch logged: hand them to DeltaBases.commit once the transaction has committed. */
-  staged: Parameters<DeltaBases['commit']>[0];
+  staged: StagedBases;
 }
 
 /** Everything one batch needs besides its writes. */
 export interface BatchContext {
   stmts: Statements;
   bases: DeltaBases;
-  deltaWindow: number;
 }
 
 function nameOf(resource: Resource, key: string): string {
@@ -69,7 +68,7 @@ export function applyBatch(ctx: BatchContext, ops: readonly WriteOp[], revision:
   const outcomes: WriteOutcome[] = [];
   const changes: ChangeEntry[] = [];
   const records: LogRecord[] = [];
-  const staged: BatchResult['staged'] = new Map();
+  const staged: StagedBases = new Map();
   const first = revision + 1;
   for (const op of ops) {
     let change: ReturnType<typeof applyOne>;
@@ -83,7 +82,7 @@ export function applyBatch(ctx: BatchContext, ops: readonly WriteOp[], revision:
     revision++;
     changes.push(change.entry);
     // Past this point the write is in the transaction: anything that throws aborts the whole batch.
-    records.push(ctx.bases.record(op.resource, op.key, change.entry.type, change.object, change.entry.json, revision, staged, ctx.deltaWindow));
+    records.push(ctx.bases.record(op.resource, op.key, change.entry.type, change.object, change.entry.json, revision, staged));
     outcomes.push({ ok: true, object: change.object });
   }
   if (changes.length > 0) {
