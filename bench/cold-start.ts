@@ -14,7 +14,13 @@ import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { median, ROOT } from './lib.js';
 import { machine, procSample } from './proc-stats.js';
 
-const { values } = parseArgs({ options: { nodes: { type: 'string', default: '100000' }, runs: { type: 'string', default: '3' }, 'rss-after': { type: 'string', default: '30' } } });
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '100000' },
+    runs: { type: 'string', default: '3' },
+    'rss-after': { type: 'string', default: '30' },
+  },
+});
 const n = Number(values.nodes);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -28,18 +34,42 @@ async function buildDb(path: string): Promise<number> {
     for (let j = i; j < Math.min(n, i + BATCH); j++) {
       const name = `node-${String(j).padStart(6, '0')}`;
       const node: Node = {
-        apiVersion: 'v1', kind: 'Node',
-        metadata: { name, uid: `00000000-0000-4000-8000-${String(j).padStart(12, '0')}`, resourceVersion: '', creationTimestamp: at, labels: { [ZONE_LABEL]: `zone-${j % 3}` } },
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {
+          name,
+          uid: `00000000-0000-4000-8000-${String(j).padStart(12, '0')}`,
+          resourceVersion: '',
+          creationTimestamp: at,
+          labels: { [ZONE_LABEL]: `zone-${j % 3}` },
+        },
         spec: {},
         status: {
-          conditions: ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => ({ type, status: type === 'Ready' ? 'True' as const : 'False' as const, reason: 'AgentReady', message: 'ok', lastHeartbeatTime: at, lastTransitionTime: at })),
+          conditions: ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => ({
+            type,
+            status: type === 'Ready' ? ('True' as const) : ('False' as const),
+            reason: 'AgentReady',
+            message: 'ok',
+            lastHeartbeatTime: at,
+            lastTransitionTime: at,
+          })),
           nodeInfo: { agentVersion: '0.1.0', hostname: name, os: 'linux', arch: 'amd64' },
-          addresses: [{ type: 'InternalIP', address: `10.0.${(j >> 8) & 255}.${j & 255}` }, { type: 'Hostname', address: name }],
+          addresses: [
+            { type: 'InternalIP', address: `10.0.${(j >> 8) & 255}.${j & 255}` },
+            { type: 'Hostname', address: name },
+          ],
         },
       };
       const lease: Lease = {
-        apiVersion: 'coordination/v1', kind: 'Lease',
-        metadata: { name, namespace: 'node-lease', uid: `10000000-0000-4000-8000-${String(j).padStart(12, '0')}`, resourceVersion: '', creationTimestamp: at },
+        apiVersion: 'coordination/v1',
+        kind: 'Lease',
+        metadata: {
+          name,
+          namespace: 'node-lease',
+          uid: `10000000-0000-4000-8000-${String(j).padStart(12, '0')}`,
+          resourceVersion: '',
+          creationTimestamp: at,
+        },
         spec: { holderIdentity: name, leaseDurationSeconds: 40, acquireTime: at, renewTime: at },
       };
       writes.push(store.create('nodes', node), store.create('leases', lease));
@@ -59,10 +89,17 @@ function freePort(): Promise<number> {
   });
 }
 
-async function coldStart(db: string, rssAfterS: number): Promise<{ readyS: number; rssMb?: number; rssReadyMb: number }> {
+async function coldStart(
+  db: string,
+  rssAfterS: number,
+): Promise<{ readyS: number; rssMb?: number; rssReadyMb: number }> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['bin/shepherd', '--mode', 'server', '--listen', `127.0.0.1:${port}`, '--db', db, '--log-level', 'warn'], { cwd: ROOT, stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    ['bin/shepherd', '--mode', 'server', '--listen', `127.0.0.1:${port}`, '--db', db, '--log-level', 'warn'],
+    { cwd: ROOT, stdio: 'ignore' },
+  );
   try {
     for (;;) {
       try {
@@ -102,12 +139,18 @@ try {
     runs.push(res);
   }
   const rss = runs[0]?.rssMb ?? 0;
-  console.log(`Cold start and RSS: ${n} nodes + ${n} leases in SQLite (${sizeMb.toFixed(0)} MB, built in ${buildS.toFixed(0)} s with openSqliteStore), default flags, controller in process (${machine()})\n`);
+  console.log(
+    `Cold start and RSS: ${n} nodes + ${n} leases in SQLite (${sizeMb.toFixed(0)} MB, built in ${buildS.toFixed(0)} s with openSqliteStore), default flags, controller in process (${machine()})\n`,
+  );
   console.log('| figure | measured | target |');
   console.log('|---|---|---|');
-  console.log(`| spawn → /readyz 200 (median of ${runs.length}: ${runs.map((x) => x.readyS.toFixed(2)).join(', ')} s) | ${median(runs.map((x) => x.readyS)).toFixed(2)} s | ≤ 3 s |`);
+  console.log(
+    `| spawn → /readyz 200 (median of ${runs.length}: ${runs.map((x) => x.readyS.toFixed(2)).join(', ')} s) | ${median(runs.map((x) => x.readyS)).toFixed(2)} s | ≤ 3 s |`,
+  );
   console.log(`| RSS at /readyz 200 | ${runs[0]?.rssReadyMb.toFixed(0)} MB | — |`);
-  console.log(`| peak RSS over the first ${values['rss-after']} s after ready (informers listed, controller judging) | ${rss.toFixed(0)} MB | ≤ 500 MB |`);
+  console.log(
+    `| peak RSS over the first ${values['rss-after']} s after ready (informers listed, controller judging) | ${rss.toFixed(0)} MB | ≤ 500 MB |`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -30,28 +30,56 @@ const startedOn = machine();
 const dir = mkdtempSync(join(tmpdir(), 'shepherd-db-size-'));
 try {
   const path = join(dir, 'shepherd.db');
-  const server = await spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--db', path, '--no-controller', '--log-level', 'warn'], 'shepherd');
+  const server = await spawnListening(
+    [
+      'bin/shepherd',
+      '--mode',
+      'server',
+      '--listen',
+      '127.0.0.1:0',
+      '--db',
+      path,
+      '--no-controller',
+      '--log-level',
+      'warn',
+    ],
+    'shepherd',
+  );
   const leases = await createLeases(server.url, Number(values.leases));
   const started = performance.now();
-  const load = await renewalLoad(server.url, leases, { connections: Number(values.connections), amount: Number(values.renewals) });
+  const load = await renewalLoad(server.url, leases, {
+    connections: Number(values.connections),
+    amount: Number(values.renewals),
+  });
   const seconds = (performance.now() - started) / 1000;
   const live = { db: size(path), wal: size(`${path}-wal`) };
   await server.stop();
   const db = new Database(path, { readonly: true });
-  const meta = db.prepare('SELECT revision, compacted_revision FROM meta').get() as { revision: number; compacted_revision: number };
+  const meta = db.prepare('SELECT revision, compacted_revision FROM meta').get() as {
+    revision: number;
+    compacted_revision: number;
+  };
   const avgJson = db.prepare("SELECT avg(length(value)) FROM objects WHERE kind = 'leases'").pluck().get() as number;
   const logBytes = db.prepare('SELECT sum(length(data)) FROM change_log').pluck().get() as number;
   db.close();
   const kept = meta.revision - meta.compacted_revision;
-  console.log(`DB size benchmark: ${load.total} renewals over ${values.leases} leases, flat out over HTTP (${values.connections} connections), ${seconds.toFixed(0)} s; ${startedOn}\n`);
+  console.log(
+    `DB size benchmark: ${load.total} renewals over ${values.leases} leases, flat out over HTTP (${values.connections} connections), ${seconds.toFixed(0)} s; ${startedOn}\n`,
+  );
   console.log('| figure | measured | target |');
   console.log('|---|---|---|');
-  console.log(`| renewals answered 200 / errors + non-2xx | ${load.total - load.non2xx} / ${load.errors + load.non2xx} | — |`);
+  console.log(
+    `| renewals answered 200 / errors + non-2xx | ${load.total - load.non2xx} / ${load.errors + load.non2xx} | — |`,
+  );
   console.log(`| changes kept in the history (all inside the 5-min window) | ${kept} | — |`);
-  console.log(`| database file at the end, server running (+ WAL) | **${(live.db / MB).toFixed(1)} MB** (+ ${(live.wal / MB).toFixed(1)} MB) | < 50 MB |`);
+  console.log(
+    `| database file at the end, server running (+ WAL) | **${(live.db / MB).toFixed(1)} MB** (+ ${(live.wal / MB).toFixed(1)} MB) | < 50 MB |`,
+  );
   console.log(`| database file after a clean shutdown | ${(size(path) / MB).toFixed(1)} MB | — |`);
   console.log(`| change-log payload per kept change | ${(logBytes / Math.max(1, kept)).toFixed(1)} B | — |`);
-  console.log(`| baseline: the kept history as plain JSON (${avgJson.toFixed(0)} B per lease version) | ${((kept * avgJson) / MB).toFixed(1)} MB | — |`);
+  console.log(
+    `| baseline: the kept history as plain JSON (${avgJson.toFixed(0)} B per lease version) | ${((kept * avgJson) / MB).toFixed(1)} MB | — |`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

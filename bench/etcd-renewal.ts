@@ -107,7 +107,9 @@ try {
   await etcd?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`Lease renewal CAS at the store level, ${nLeases} leases, ${durationMs / 1000} s per run (${new Date().toISOString()})\n`);
+console.log(
+  `Lease renewal CAS at the store level, ${nLeases} leases, ${durationMs / 1000} s per run (${new Date().toISOString()})\n`,
+);
 console.log('| backend | updaters | updates/s | p50 ms | p99 ms | conflicts | errors |');
 console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);

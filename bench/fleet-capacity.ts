@@ -47,10 +47,43 @@ interface StepResult {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function step(n: number, dir: string): Promise<StepResult> {
-  const server = await spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--db', join(dir, `fleet-${n}.db`), '--log-level', 'warn'], 'shepherd');
+  const server = await spawnListening(
+    [
+      'bin/shepherd',
+      '--mode',
+      'server',
+      '--listen',
+      '127.0.0.1:0',
+      '--db',
+      join(dir, `fleet-${n}.db`),
+      '--log-level',
+      'warn',
+    ],
+    'shepherd',
+  );
   const addr = new URL(server.url).host;
-  const fleet = spawn(process.execPath, ['--max-old-space-size=8192', 'bin/shepherd', '--mode', 'fleet', '--nodes', String(n), '--zones', values.zones, '--api-addr', addr,
-    '--start-rate', values['start-rate'], '--report-interval', '5s', '--log-level', 'warn'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const fleet = spawn(
+    process.execPath,
+    [
+      '--max-old-space-size=8192',
+      'bin/shepherd',
+      '--mode',
+      'fleet',
+      '--nodes',
+      String(n),
+      '--zones',
+      values.zones,
+      '--api-addr',
+      addr,
+      '--start-rate',
+      values['start-rate'],
+      '--report-interval',
+      '5s',
+      '--log-level',
+      'warn',
+    ],
+    { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let out = '';
   fleet.stdout.on('data', (b: Buffer) => {
     out += b.toString();
@@ -63,11 +96,14 @@ async function step(n: number, dir: string): Promise<StepResult> {
       await sleep(1000);
       const last = [...out.matchAll(/agents (\d+)\/(\d+) running.*server: Ready (\d+) Unknown (\d+)/g)].at(-1);
       if (last && Number(last[1]) === n && Number(last[3]) === n) break;
-      if (Date.now() - started > 15 * 60_000) throw new Error(`N=${n}: not all registered and Ready after 15 minutes:\n${out.slice(-2000)}`);
+      if (Date.now() - started > 15 * 60_000)
+        throw new Error(`N=${n}: not all registered and Ready after 15 minutes:\n${out.slice(-2000)}`);
       if (fleet.exitCode !== null) throw new Error(`fleet exited early:\n${out.slice(-2000)}`);
     }
     const registerS = (Date.now() - started) / 1000;
-    process.stderr.write(`N=${n}: all registered and Ready after ${registerS.toFixed(0)}s; settling ${settleS}s, then measuring ${windowS}s\n`);
+    process.stderr.write(
+      `N=${n}: all registered and Ready after ${registerS.toFixed(0)}s; settling ${settleS}s, then measuring ${windowS}s\n`,
+    );
     await sleep(settleS * 1000);
     fleet.stdin.write('mark\n');
     const s0 = procSample(server.child.pid as number);
@@ -82,7 +118,15 @@ async function step(n: number, dir: string): Promise<StepResult> {
     const json = [...out.matchAll(/totals-json (\{.*\})/g)].at(-1)?.[1] as string;
     const totals = JSON.parse(json) as Totals;
     const ok = totals.p99Ms <= 100 && totals.wrongUnknown === 0 && totals.errors === 0 && totals.serverReady === n;
-    const r = { n, registerS, totals, serverCpu: cpuShare(s0, s1, windowS), fleetCpu: cpuShare(f0, f1, windowS), serverRssMb: s1.rssMb, ok };
+    const r = {
+      n,
+      registerS,
+      totals,
+      serverCpu: cpuShare(s0, s1, windowS),
+      fleetCpu: cpuShare(f0, f1, windowS),
+      serverRssMb: s1.rssMb,
+      ok,
+    };
     process.stderr.write(`N=${n}: ${JSON.stringify(r)}\n`);
     return r;
   } finally {
@@ -105,11 +149,17 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 const best = results.filter((r) => r.ok).at(-1);
-console.log(`Fleet capacity: default cadence (40 s leases, 10 s renewals), ${windowS} s window after ${settleS} s settle, simulator and server on one machine (${header})\n`);
-console.log('| nodes | registration s | renewals/s | p50 ms | p99 ms (target ≤ 100) | max ms | errors | wrongly Unknown (target 0) | server CPU (cores) | fleet CPU (cores) | server RSS MB | holds? |');
+console.log(
+  `Fleet capacity: default cadence (40 s leases, 10 s renewals), ${windowS} s window after ${settleS} s settle, simulator and server on one machine (${header})\n`,
+);
+console.log(
+  '| nodes | registration s | renewals/s | p50 ms | p99 ms (target ≤ 100) | max ms | errors | wrongly Unknown (target 0) | server CPU (cores) | fleet CPU (cores) | server RSS MB | holds? |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
   const t = r.totals;
-  console.log(`| ${r.n} | ${r.registerS.toFixed(0)} | ${t.renewalsPerSecond.toFixed(0)} | ${t.p50Ms} | ${t.p99Ms} | ${t.maxMs} | ${t.errors} | ${t.wrongUnknown} | ${r.serverCpu.toFixed(2)} | ${r.fleetCpu.toFixed(2)} | ${r.serverRssMb.toFixed(0)} | ${r.ok ? 'yes' : 'no'} |`);
+  console.log(
+    `| ${r.n} | ${r.registerS.toFixed(0)} | ${t.renewalsPerSecond.toFixed(0)} | ${t.p50Ms} | ${t.p99Ms} | ${t.maxMs} | ${t.errors} | ${t.wrongUnknown} | ${r.serverCpu.toFixed(2)} | ${r.fleetCpu.toFixed(2)} | ${r.serverRssMb.toFixed(0)} | ${r.ok ? 'yes' : 'no'} |`,
+  );
 }
 console.log(`\nlargest N held: ${best ? best.n : 'none of the steps'} (target ≥ 50,000)`);

@@ -34,21 +34,39 @@ const LABELS: Record<Target, string> = {
 
 type Held = { name: string; rv: string };
 function server(args: string[]): Promise<Spawned> {
-  return spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--no-controller', '--log-level', 'warn', ...args], 'shepherd');
+  return spawnListening(
+    ['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--no-controller', '--log-level', 'warn', ...args],
+    'shepherd',
+  );
 }
 
 /** Two loads at once, one per server: throughput adds up, the latency figures are the worse of the two. */
 async function split(urls: [string, string], leases: Held[][]): Promise<LoadResult> {
   const half = Math.max(1, Math.floor(connections / 2));
-  const [a, b] = await Promise.all(urls.map((u, i) => renewalLoad(u, leases[i] as Held[], { connections: half, durationS })));
+  const [a, b] = await Promise.all(
+    urls.map((u, i) => renewalLoad(u, leases[i] as Held[], { connections: half, durationS })),
+  );
   const x = a as LoadResult;
   const y = b as LoadResult;
-  return { rps: x.rps + y.rps, p50: Math.max(x.p50, y.p50), p99: Math.max(x.p99, y.p99), errors: x.errors + y.errors, non2xx: x.non2xx + y.non2xx, total: x.total + y.total };
+  return {
+    rps: x.rps + y.rps,
+    p50: Math.max(x.p50, y.p50),
+    p99: Math.max(x.p99, y.p99),
+    errors: x.errors + y.errors,
+    non2xx: x.non2xx + y.non2xx,
+    total: x.total + y.total,
+  };
 }
 
 async function measure(target: Target, run: number, endpoint: string, dir: string): Promise<LoadResult> {
   // A fresh prefix per run, so every run starts from the same number of keys.
-  const etcdArgs = ['--etcd-servers', endpoint, '--etcd-prefix', `/bench-${process.pid}-${run}-${target}`, '--leader-elect=false'];
+  const etcdArgs = [
+    '--etcd-servers',
+    endpoint,
+    '--etcd-prefix',
+    `/bench-${process.pid}-${run}-${target}`,
+    '--leader-elect=false',
+  ];
   if (target === 'sqlite') {
     const s = await server(['--db', join(dir, `run-${run}.db`)]);
     try {
@@ -86,7 +104,9 @@ try {
     for (const target of order) {
       const res = await measure(target, r, endpoint, dir);
       results.get(target)?.push(res);
-      process.stderr.write(`run ${r + 1} ${target}: ${res.rps.toFixed(0)} req/s p50 ${res.p50} ms p99 ${res.p99} ms errors ${res.errors} non-2xx ${res.non2xx}\n`);
+      process.stderr.write(
+        `run ${r + 1} ${target}: ${res.rps.toFixed(0)} req/s p50 ${res.p50} ms p99 ${res.p99} ms errors ${res.errors} non-2xx ${res.non2xx}\n`,
+      );
     }
   }
 } finally {
@@ -102,5 +122,7 @@ console.log('| storage | req/s | p50 ms | p99 ms | errors + non-2xx |');
 console.log('|---|---|---|---|---|');
 for (const t of TARGETS) {
   const xs = results.get(t) ?? [];
-  console.log(`| ${LABELS[t]} | ${m(xs, 'rps').toFixed(0)} | ${m(xs, 'p50')} | ${m(xs, 'p99')} | ${xs.reduce((a, x) => a + x.errors + x.non2xx, 0)} |`);
+  console.log(
+    `| ${LABELS[t]} | ${m(xs, 'rps').toFixed(0)} | ${m(xs, 'p50')} | ${m(xs, 'p99')} | ${xs.reduce((a, x) => a + x.errors + x.non2xx, 0)} |`,
+  );
 }

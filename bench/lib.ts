@@ -55,7 +55,11 @@ type Held = { name: string; rv: string };
  * its answer puts it back with the new resourceVersion, so no two requests hold the same lease and no PUT
  * conflicts.
  */
-export async function renewalLoad(url: string, leases: Held[], options: { connections: number; durationS?: number; amount?: number }): Promise<LoadResult> {
+export async function renewalLoad(
+  url: string,
+  leases: Held[],
+  options: { connections: number; durationS?: number; amount?: number },
+): Promise<LoadResult> {
   const free = leases.map((l) => ({ ...l }));
   let fallback = 0;
   const result = await autocannon({
@@ -108,7 +112,11 @@ export function median(xs: number[]): number {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
-export async function createLeases(url: string, n: number, prefix = 'bench-node-'): Promise<{ name: string; rv: string }[]> {
+export async function createLeases(
+  url: string,
+  n: number,
+  prefix = 'bench-node-',
+): Promise<{ name: string; rv: string }[]> {
   const out: { name: string; rv: string }[] = [];
   for (let i = 0; i < n; i++) {
     const name = `${prefix}${i}`;
@@ -120,7 +128,8 @@ export async function createLeases(url: string, n: number, prefix = 'bench-node-
         spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new Date().toISOString() },
       }),
     });
-    if (res.status !== 201 && res.status !== 200) throw new Error(`creating lease ${name}: HTTP ${res.status} ${await res.text()}`);
+    if (res.status !== 201 && res.status !== 200)
+      throw new Error(`creating lease ${name}: HTTP ${res.status} ${await res.text()}`);
     const body = (await res.json()) as { metadata: { resourceVersion: string } };
     out.push({ name, rv: body.metadata.resourceVersion });
   }

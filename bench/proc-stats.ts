@@ -19,7 +19,9 @@ export function cpuShare(a: { cpuS: number }, b: { cpuS: number }, seconds: numb
 
 export function machine(): string {
   const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
-  const nproc = readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length;
+  const nproc = readFileSync('/proc/cpuinfo', 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('processor')).length;
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   return `${nproc} × ${cpu}, Node ${process.version}, load average at start ${load}`;
 }

@@ -32,7 +32,12 @@ async function measure(s: Spawned, leases: { name: string; rv: string }[]): Prom
   const used = process.cpuUsage(client);
   const after = threadCpu(pid);
   const per = (seconds: number): number => (seconds * 1e6) / Math.max(1, r.total);
-  return { ...r, mainUs: per(after.mainS - before.mainS), otherUs: per(after.otherS - before.otherS), clientUs: per((used.user + used.system) / 1e6) };
+  return {
+    ...r,
+    mainUs: per(after.mainS - before.mainS),
+    otherUs: per(after.otherS - before.otherS),
+    clientUs: per((used.user + used.system) / 1e6),
+  };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'shepherd-bench-'));
@@ -50,13 +55,29 @@ try {
         await s.stop();
       } else {
         const db = join(dir, `run-${r}.db`);
-        const s = await spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--db', db, '--no-controller', '--log-level', 'warn'], 'shepherd');
+        const s = await spawnListening(
+          [
+            'bin/shepherd',
+            '--mode',
+            'server',
+            '--listen',
+            '127.0.0.1:0',
+            '--db',
+            db,
+            '--no-controller',
+            '--log-level',
+            'warn',
+          ],
+          'shepherd',
+        );
         const leases = await createLeases(s.url, nLeases);
         real.push(await measure(s, leases));
         await s.stop();
       }
       const last = (which === 'noop' ? noop : real).at(-1) as Measured;
-      process.stderr.write(`run ${r + 1} ${which}: ${last.rps.toFixed(0)} req/s p50 ${last.p50} ms p99 ${last.p99} ms errors ${last.errors} non-2xx ${last.non2xx}\n`);
+      process.stderr.write(
+        `run ${r + 1} ${which}: ${last.rps.toFixed(0)} req/s p50 ${last.p50} ms p99 ${last.p99} ms errors ${last.errors} non-2xx ${last.non2xx}\n`,
+      );
     }
   }
 } finally {
@@ -66,8 +87,12 @@ const m = (xs: Measured[], k: keyof Measured): number => median(xs.map((x) => x[
 const row = (name: string, xs: Measured[]): string =>
   `| ${name} | ${m(xs, 'rps').toFixed(0)} | ${m(xs, 'p50')} | ${m(xs, 'p99')} | ${xs.reduce((a, x) => a + x.errors + x.non2xx, 0)} | ` +
   `${m(xs, 'mainUs').toFixed(0)} | ${m(xs, 'otherUs').toFixed(0)} | ${m(xs, 'clientUs').toFixed(0)} |`;
-console.log(`Renewal benchmark: ${runs} runs × ${durationS}s, ${connections} keep-alive connections, ${nLeases} leases, medians; ${startedOn}\n`);
-console.log('| target | req/s | p50 ms | p99 ms | errors + non-2xx | server main thread µs CPU/req | server other threads µs/req | load generator µs/req |');
+console.log(
+  `Renewal benchmark: ${runs} runs × ${durationS}s, ${connections} keep-alive connections, ${nLeases} leases, medians; ${startedOn}\n`,
+);
+console.log(
+  '| target | req/s | p50 ms | p99 ms | errors + non-2xx | server main thread µs CPU/req | server other threads µs/req | load generator µs/req |',
+);
 console.log('|---|---|---|---|---|---|---|---|');
 console.log(row('no-op fastify PUT (baseline)', noop));
 console.log(row('shepherd PUT /api/v1/leases/{name} (durable)', real));

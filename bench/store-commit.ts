@@ -23,7 +23,13 @@ const store = await openSqliteStore({
 const lease = (i: number): Lease => ({
   apiVersion: 'coordination/v1',
   kind: 'Lease',
-  metadata: { name: `node-${i}`, namespace: 'node-lease', uid: `uid-${i}`, resourceVersion: '', creationTimestamp: new Date().toISOString() },
+  metadata: {
+    name: `node-${i}`,
+    namespace: 'node-lease',
+    uid: `uid-${i}`,
+    resourceVersion: '',
+    creationTimestamp: new Date().toISOString(),
+  },
   spec: { holderIdentity: `node-${i}`, leaseDurationSeconds: 40, renewTime: new Date().toISOString() },
 });
 
@@ -33,21 +39,31 @@ commitMs.length = 0;
 const started = performance.now();
 for (let r = 0; r < rounds; r++) {
   const renewTime = new Date().toISOString();
-  current = await Promise.all(current.map((l) => store.update('leases', { ...l, spec: { ...l.spec, renewTime } }, l.metadata.resourceVersion)));
+  current = await Promise.all(
+    current.map((l) => store.update('leases', { ...l, spec: { ...l.spec, renewTime } }, l.metadata.resourceVersion)),
+  );
 }
 const seconds = (performance.now() - started) / 1000;
 const updates = leases * rounds;
 commitMs.sort((a, b) => a - b);
 console.log(`${updates} lease updates (${leases} concurrent x ${rounds} rounds) in ${seconds.toFixed(2)} s`);
-console.log(`${Math.round(updates / seconds)} updates/s; ${batches.length} commits, mean batch ${(updates / batches.length).toFixed(0)}`);
-console.log(`commit p50 ${commitMs[Math.floor(commitMs.length / 2)]?.toFixed(2)} ms, p99 ${commitMs[Math.floor(commitMs.length * 0.99)]?.toFixed(2)} ms`);
+console.log(
+  `${Math.round(updates / seconds)} updates/s; ${batches.length} commits, mean batch ${(updates / batches.length).toFixed(0)}`,
+);
+console.log(
+  `commit p50 ${commitMs[Math.floor(commitMs.length / 2)]?.toFixed(2)} ms, p99 ${commitMs[Math.floor(commitMs.length * 0.99)]?.toFixed(2)} ms`,
+);
 
 // The same updates awaited one at a time: every write pays its own fsync.
 const serialStart = performance.now();
 const serialN = Math.min(200, leases);
 for (let i = 0; i < serialN; i++) {
   const l = current[i]!;
-  current[i] = await store.update('leases', { ...l, spec: { ...l.spec, renewTime: new Date().toISOString() } }, l.metadata.resourceVersion);
+  current[i] = await store.update(
+    'leases',
+    { ...l, spec: { ...l.spec, renewTime: new Date().toISOString() } },
+    l.metadata.resourceVersion,
+  );
 }
 const serialSeconds = (performance.now() - serialStart) / 1000;
 console.log(`sequential (one write per commit): ${Math.round(serialN / serialSeconds)} updates/s`);

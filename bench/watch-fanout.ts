@@ -15,7 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const { values } = parseArgs({
-  options: { watchers: { type: 'string', default: '100' }, rate: { type: 'string', default: '2000' }, seconds: { type: 'string', default: '10' }, runs: { type: 'string', default: '3' }, leases: { type: 'string', default: '1000' } },
+  options: {
+    watchers: { type: 'string', default: '100' },
+    rate: { type: 'string', default: '2000' },
+    seconds: { type: 'string', default: '10' },
+    runs: { type: 'string', default: '3' },
+    leases: { type: 'string', default: '1000' },
+  },
 });
 const W = Number(values.watchers);
 const RATE = Number(values.rate);
@@ -23,7 +29,13 @@ const SECONDS = Number(values.seconds);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const RV = /"resourceVersion":"(\d+)"/;
 
-interface RunResult { writesPerS: number; delivered: number; expected: number; fromSent: LatencyHistogram; fromAck: LatencyHistogram }
+interface RunResult {
+  writesPerS: number;
+  delivered: number;
+  expected: number;
+  fromSent: LatencyHistogram;
+  fromAck: LatencyHistogram;
+}
 
 function watcher(url: string, rv: string, arrivals: Map<number, number>, signal: AbortSignal): Promise<void> {
   return (async () => {
@@ -51,7 +63,11 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
   const ac = new AbortController();
   setMaxListeners(W + 10, ac.signal); // one abort listener per watcher
   const arrivals = Array.from({ length: W }, () => new Map<number, number>());
-  const watchers = arrivals.map((a) => watcher(url, current.metadata.resourceVersion, a, ac.signal).catch((e: unknown) => process.stderr.write(`watcher: ${String(e)}\n`)));
+  const watchers = arrivals.map((a) =>
+    watcher(url, current.metadata.resourceVersion, a, ac.signal).catch((e: unknown) =>
+      process.stderr.write(`watcher: ${String(e)}\n`),
+    ),
+  );
   await sleep(500);
   const pool = new Pool(url, { connections: 64 });
   const sent = new Map<number, { sent: number; acked: number }>();
@@ -68,18 +84,30 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
     for (; issued < due && outstanding < MAX_INFLIGHT; issued++) {
       outstanding++;
       const lease = leases[next++ % leases.length] as { name: string; rv: string };
-      const body = JSON.stringify({ metadata: { name: lease.name, namespace: 'node-lease', resourceVersion: lease.rv }, spec: { holderIdentity: lease.name, leaseDurationSeconds: 40, renewTime: new Date().toISOString() } });
+      const body = JSON.stringify({
+        metadata: { name: lease.name, namespace: 'node-lease', resourceVersion: lease.rv },
+        spec: { holderIdentity: lease.name, leaseDurationSeconds: 40, renewTime: new Date().toISOString() },
+      });
       const s = performance.now();
-      inflight.push(pool.request({ method: 'PUT', path: `/api/v1/leases/${lease.name}`, headers: { 'content-type': 'application/json' }, body }).then(async (res) => {
-        const text = await res.body.text();
-        outstanding--;
-        const acked = performance.now();
-        const m = RV.exec(text);
-        if (res.statusCode === 200 && m) {
-          lease.rv = m[1] as string;
-          sent.set(Number(m[1]), { sent: s, acked });
-        }
-      }));
+      inflight.push(
+        pool
+          .request({
+            method: 'PUT',
+            path: `/api/v1/leases/${lease.name}`,
+            headers: { 'content-type': 'application/json' },
+            body,
+          })
+          .then(async (res) => {
+            const text = await res.body.text();
+            outstanding--;
+            const acked = performance.now();
+            const m = RV.exec(text);
+            if (res.statusCode === 200 && m) {
+              lease.rv = m[1] as string;
+              sent.set(Number(m[1]), { sent: s, acked });
+            }
+          }),
+      );
     }
     if (issued < due) issued = due; // writes the server could not take in time are skipped, not queued
     await sleep(2);
@@ -109,11 +137,27 @@ const dir = mkdtempSync(join(tmpdir(), 'shepherd-watch-'));
 const results: RunResult[] = [];
 try {
   for (let r = 0; r < Number(values.runs); r++) {
-    const s = await spawnListening(['bin/shepherd', '--mode', 'server', '--listen', '127.0.0.1:0', '--db', join(dir, `w${r}.db`), '--no-controller', '--log-level', 'warn'], 'shepherd');
+    const s = await spawnListening(
+      [
+        'bin/shepherd',
+        '--mode',
+        'server',
+        '--listen',
+        '127.0.0.1:0',
+        '--db',
+        join(dir, `w${r}.db`),
+        '--no-controller',
+        '--log-level',
+        'warn',
+      ],
+      'shepherd',
+    );
     try {
       const leases = await createLeases(s.url, Number(values.leases));
       const res = await run(s.url, leases);
-      process.stderr.write(`run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`);
+      process.stderr.write(
+        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
+      );
       results.push(res);
     } finally {
       await s.stop();
@@ -123,10 +167,16 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 const med = (f: (r: RunResult) => number): string => median(results.map(f)).toFixed(1);
-console.log(`Watch fan-out: ${W} watchers on leases, target ${RATE} writes/s for ${SECONDS} s, ${results.length} runs, medians (${machine()})\n`);
+console.log(
+  `Watch fan-out: ${W} watchers on leases, target ${RATE} writes/s for ${SECONDS} s, ${results.length} runs, medians (${machine()})\n`,
+);
 console.log('| figure | measured | target |');
 console.log('|---|---|---|');
 console.log(`| writes/s achieved | ${med((r) => r.writesPerS)} | ${RATE} |`);
 console.log(`| events delivered / expected | ${results.map((r) => `${r.delivered}/${r.expected}`).join(', ')} | all |`);
-console.log(`| PUT sent → watcher receipt, p50 / p99 / max ms | ${med((r) => r.fromSent.quantile(0.5))} / ${med((r) => r.fromSent.quantile(0.99))} / ${med((r) => r.fromSent.max)} | — |`);
-console.log(`| commit acked → watcher receipt (commit → delivery), p50 / p99 ms | ${med((r) => r.fromAck.quantile(0.5))} / ${med((r) => r.fromAck.quantile(0.99))} | p99 ≤ 20 ms |`);
+console.log(
+  `| PUT sent → watcher receipt, p50 / p99 / max ms | ${med((r) => r.fromSent.quantile(0.5))} / ${med((r) => r.fromSent.quantile(0.99))} / ${med((r) => r.fromSent.max)} | — |`,
+);
+console.log(
+  `| commit acked → watcher receipt (commit → delivery), p50 / p99 ms | ${med((r) => r.fromAck.quantile(0.5))} / ${med((r) => r.fromAck.quantile(0.99))} | p99 ≤ 20 ms |`,
+);

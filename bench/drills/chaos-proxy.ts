@@ -56,11 +56,14 @@ export class ChaosProxy {
     client.pipe(upstream);
     upstream.pipe(client);
     const { minLifeMs, maxLifeMs, random } = this.#o;
-    const timer = setTimeout(() => {
-      if (client.destroyed) return;
-      this.cuts++;
-      pair.forEach((x) => x.destroy());
-    }, minLifeMs + random.next() * (maxLifeMs - minLifeMs));
+    const timer = setTimeout(
+      () => {
+        if (client.destroyed) return;
+        this.cuts++;
+        pair.forEach((x) => x.destroy());
+      },
+      minLifeMs + random.next() * (maxLifeMs - minLifeMs),
+    );
     client.on('close', () => clearTimeout(timer));
   }
 

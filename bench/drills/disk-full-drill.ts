@@ -31,13 +31,21 @@ type Inject = (method: string, url: string, payload?: unknown) => Promise<Reply>
 
 function injector(api: ApiServer): Inject {
   return async (method, url, payload) => {
-    const res = await api.app.inject({ method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const res = await api.app.inject({
+      method: method as 'GET',
+      url,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
     const json = String(res.headers['content-type'] ?? '').includes('json');
-    return { status: res.statusCode, body: json ? (JSON.parse(res.body) as Record<string, unknown>) : { text: res.body } };
+    return {
+      status: res.statusCode,
+      body: json ? (JSON.parse(res.body) as Record<string, unknown>) : { text: res.body },
+    };
   };
 }
 
-const rvOf = (body: Record<string, unknown>): string => (body['metadata'] as { resourceVersion: string }).resourceVersion;
+const rvOf = (body: Record<string, unknown>): string =>
+  (body['metadata'] as { resourceVersion: string }).resourceVersion;
 
 /** A node body with a 4 KiB annotation, so each create needs a fresh page or two. */
 function nodeBody(name: string): unknown {
@@ -45,11 +53,22 @@ function nodeBody(name: string): unknown {
 }
 
 function isUnavailableStatus(r: Reply): boolean {
-  return r.status === 503 && r.body['kind'] === 'Status' && r.body['reason'] === 'ServiceUnavailable' && r.body['code'] === 503;
+  return (
+    r.status === 503 &&
+    r.body['kind'] === 'Status' &&
+    r.body['reason'] === 'ServiceUnavailable' &&
+    r.body['code'] === 503
+  );
 }
 
 async function newServer(store: SqliteStore): Promise<{ api: ApiServer; call: Inject }> {
-  const api = await buildServer({ store, clock: systemClock, random: systemRandom, log: false, version: '0.0.0-drill' });
+  const api = await buildServer({
+    store,
+    clock: systemClock,
+    random: systemRandom,
+    log: false,
+    version: '0.0.0-drill',
+  });
   return { api, call: injector(api) };
 }
 
@@ -59,11 +78,21 @@ type Acked = Map<string, string>;
 async function expectAckedReadable(call: Inject, acked: Acked, log: DrillLog, when: string): Promise<void> {
   const list = await call('GET', '/api/v1/nodes');
   if (!log.check(list.status === 200, `${when}: listing nodes answered ${list.status}, not 200`)) return;
-  const items = new Map((list.body['items'] as { metadata: { name: string; resourceVersion: string } }[]).map((n) => [n.metadata.name, n.metadata.resourceVersion]));
-  for (const [name, rv] of acked) log.check(items.get(name) === rv, `${when}: acknowledged node ${name}@${rv} reads as ${items.get(name) ?? 'missing'}`);
+  const items = new Map(
+    (list.body['items'] as { metadata: { name: string; resourceVersion: string } }[]).map((n) => [
+      n.metadata.name,
+      n.metadata.resourceVersion,
+    ]),
+  );
+  for (const [name, rv] of acked)
+    log.check(
+      items.get(name) === rv,
+      `${when}: acknowledged node ${name}@${rv} reads as ${items.get(name) ?? 'missing'}`,
+    );
   log.check(items.size === acked.size, `${when}: ${items.size} nodes listed, ${acked.size} acknowledged`);
   const first = acked.keys().next().value;
-  if (first !== undefined) log.check((await call('GET', `/api/v1/nodes/${first}`)).status === 200, `${when}: GET of node ${first} failed`);
+  if (first !== undefined)
+    log.check((await call('GET', `/api/v1/nodes/${first}`)).status === 200, `${when}: GET of node ${first} failed`);
 }
 
 function integrity(db: Database.Database): string {
@@ -71,7 +100,13 @@ function integrity(db: Database.Database): string {
 }
 
 /** Writes `body` objects until one is refused; returns that reply (undefined if `limit` writes all fit). */
-async function fillUp(call: Inject, url: string, body: (i: number) => unknown, limit: number, onAck: (r: Reply) => void): Promise<Reply | undefined> {
+async function fillUp(
+  call: Inject,
+  url: string,
+  body: (i: number) => unknown,
+  limit: number,
+  onAck: (r: Reply) => void,
+): Promise<Reply | undefined> {
   for (let i = 0; i < limit; i++) {
     const r = await call('POST', url, body(i));
     if (r.status !== 201) return r;
@@ -81,7 +116,10 @@ async function fillUp(call: Inject, url: string, body: (i: number) => unknown, l
 }
 
 function leaseBody(name: string): unknown {
-  return { metadata: { name }, spec: { holderIdentity: 'drill', leaseDurationSeconds: 40, renewTime: new Date().toISOString() } };
+  return {
+    metadata: { name },
+    spec: { holderIdentity: 'drill', leaseDurationSeconds: 40, renewTime: new Date().toISOString() },
+  };
 }
 
 /**
@@ -89,12 +127,22 @@ function leaseBody(name: string): unknown {
  * landing on pages a delete just freed) may succeed, as on a real full disk; every other must be a 503
  * Status that changed nothing. The acknowledged state follows what succeeded.
  */
-async function writesWhileFull(store: SqliteStore, call: Inject, acked: Acked, n: number, log: DrillLog): Promise<void> {
+async function writesWhileFull(
+  store: SqliteStore,
+  call: Inject,
+  acked: Acked,
+  n: number,
+  log: DrillLog,
+): Promise<void> {
   for (let i = 0; i < n; i++) {
     const victim = [...acked.keys()][i % acked.size] as string;
     const attempts: [string, string, unknown][] = [
       ['POST', '/api/v1/nodes', nodeBody(`while-full-${i}`)],
-      ['PUT', `/api/v1/nodes/${victim}`, { metadata: { name: victim, resourceVersion: acked.get(victim), labels: { full: 'yes' } }, spec: {} }],
+      [
+        'PUT',
+        `/api/v1/nodes/${victim}`,
+        { metadata: { name: victim, resourceVersion: acked.get(victim), labels: { full: 'yes' } }, spec: {} },
+      ],
       ['POST', '/api/v1/leases', leaseBody(`while-full-${i}`)],
       ['DELETE', `/api/v1/nodes/${victim}`, undefined],
     ];
@@ -104,15 +152,28 @@ async function writesWhileFull(store: SqliteStore, call: Inject, acked: Acked, n
       if (r.status >= 200 && r.status < 300) {
         log.add('acceptedWhileFull');
         if (method === 'DELETE') acked.delete(victim);
-        else if (url.startsWith('/api/v1/nodes')) acked.set(String((r.body['metadata'] as { name: string }).name), rvOf(r.body));
+        else if (url.startsWith('/api/v1/nodes'))
+          acked.set(String((r.body['metadata'] as { name: string }).name), rvOf(r.body));
         continue;
       }
-      if (!log.check(isUnavailableStatus(r), `while full: ${method} ${url} answered ${r.status} ${JSON.stringify(r.body).slice(0, 200)}, not a 503 Status`)) continue;
+      if (
+        !log.check(
+          isUnavailableStatus(r),
+          `while full: ${method} ${url} answered ${r.status} ${JSON.stringify(r.body).slice(0, 200)}, not a 503 Status`,
+        )
+      )
+        continue;
       log.add('refusedWhileFull');
-      log.check((await store.currentRevision()) === before, `while full: the refused ${method} ${url} moved the store revision`);
+      log.check(
+        (await store.currentRevision()) === before,
+        `while full: the refused ${method} ${url} moved the store revision`,
+      );
     }
     if (!acked.has(`while-full-${i}`)) {
-      log.check((await call('GET', `/api/v1/nodes/while-full-${i}`)).status === 404, `while full: the refused create of while-full-${i} left an object behind`);
+      log.check(
+        (await call('GET', `/api/v1/nodes/while-full-${i}`)).status === 404,
+        `while full: the refused create of while-full-${i} left an object behind`,
+      );
     }
   }
 }
@@ -124,7 +185,8 @@ async function diskFullPhase(path: string, o: DiskFullOptions, log: DrillLog): P
   try {
     for (let i = 0; i < o.seedNodes; i++) {
       const r = await call('POST', '/api/v1/nodes', nodeBody(`seed-${i}`));
-      if (log.check(r.status === 201, `seeding node seed-${i} answered ${r.status}`)) acked.set(`seed-${i}`, rvOf(r.body));
+      if (log.check(r.status === 201, `seeding node seed-${i} answered ${r.status}`))
+        acked.set(`seed-${i}`, rvOf(r.body));
     }
     const db = store.database;
     const pages = db.pragma('page_count', { simple: true }) as number;
@@ -136,10 +198,25 @@ async function diskFullPhase(path: string, o: DiskFullOptions, log: DrillLog): P
       log.add('acceptedBeforeFull');
     };
     const refused = await fillUp(call, '/api/v1/nodes', (i) => nodeBody(`fill-${i}`), 100_000, onNode);
-    if (!log.check(refused !== undefined && isUnavailableStatus(refused), `filling the disk ended with ${JSON.stringify(refused)}, not a 503 Status`)) return acked;
+    if (
+      !log.check(
+        refused !== undefined && isUnavailableStatus(refused),
+        `filling the disk ended with ${JSON.stringify(refused)}, not a 503 Status`,
+      )
+    )
+      return acked;
     log.set('fullMessage', String(refused?.body['message']));
-    const leaseRefused = await fillUp(call, '/api/v1/leases', (i) => leaseBody(`fill-${i}`), 100_000, () => log.add('leasesBeforeFull'));
-    log.check(leaseRefused !== undefined && isUnavailableStatus(leaseRefused), `filling with leases ended with ${JSON.stringify(leaseRefused)}`);
+    const leaseRefused = await fillUp(
+      call,
+      '/api/v1/leases',
+      (i) => leaseBody(`fill-${i}`),
+      100_000,
+      () => log.add('leasesBeforeFull'),
+    );
+    log.check(
+      leaseRefused !== undefined && isUnavailableStatus(leaseRefused),
+      `filling with leases ended with ${JSON.stringify(leaseRefused)}`,
+    );
     await writesWhileFull(store, call, acked, o.writesWhileFull, log);
     await expectAckedReadable(call, acked, log, 'while full');
     log.check((await call('GET', '/readyz')).status === 200, 'while full: /readyz is not 200 although reads work');
@@ -149,7 +226,12 @@ async function diskFullPhase(path: string, o: DiskFullOptions, log: DrillLog): P
     db.pragma('max_page_count = 4294967294');
     for (let i = 0; i < 10; i++) {
       const r = await call('POST', '/api/v1/nodes', nodeBody(`after-full-${i}`));
-      if (log.check(r.status === 201, `after space returned: create answered ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`)) {
+      if (
+        log.check(
+          r.status === 201,
+          `after space returned: create answered ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`,
+        )
+      ) {
         acked.set(`after-full-${i}`, rvOf(r.body));
         log.add('acceptedAfterSpaceReturned');
       }
@@ -175,7 +257,8 @@ async function queryOnlyPhase(path: string, acked: Acked, log: DrillLog): Promis
     await expectAckedReadable(call, acked, log, 'query_only');
     store.database.pragma('query_only = 0');
     const again = await call('POST', '/api/v1/nodes', nodeBody('query-only'));
-    if (log.check(again.status === 201, `query_only lifted: create answered ${again.status}`)) acked.set('query-only', rvOf(again.body));
+    if (log.check(again.status === 201, `query_only lifted: create answered ${again.status}`))
+      acked.set('query-only', rvOf(again.body));
   } finally {
     await api.app.close();
     await store.close();
@@ -190,7 +273,10 @@ async function readOnlyFilePhase(path: string, acked: Acked, log: DrillLog): Pro
     const r = await call('POST', '/api/v1/nodes', nodeBody('read-only'));
     log.check(isUnavailableStatus(r), `read-only file: create answered ${r.status}, not a 503 Status`);
     const first = [...acked.keys()].sort()[0] as string;
-    const put = await call('PUT', `/api/v1/nodes/${first}`, { metadata: { name: first, resourceVersion: acked.get(first) }, spec: { unschedulable: true } });
+    const put = await call('PUT', `/api/v1/nodes/${first}`, {
+      metadata: { name: first, resourceVersion: acked.get(first) },
+      spec: { unschedulable: true },
+    });
     log.check(isUnavailableStatus(put), `read-only file: update answered ${put.status}, not a 503 Status`);
     if (isUnavailableStatus(r) && isUnavailableStatus(put)) log.add('refusedReadOnly', 2);
     await expectAckedReadable(call, acked, log, 'read-only file');
@@ -214,5 +300,11 @@ export async function runDiskFullDrill(o: DiskFullOptions): Promise<DrillResult>
   await queryOnlyPhase(path, acked, log);
   await readOnlyFilePhase(path, acked, log);
   log.set('ackedNodes', acked.size);
-  return { drill: '6 disk full and read-only database', settings: { ...o, dir: '(temp)' }, counts: log.counts, problems: log.problems, durationMs: elapsedSince(started) };
+  return {
+    drill: '6 disk full and read-only database',
+    settings: { ...o, dir: '(temp)' },
+    counts: log.counts,
+    problems: log.problems,
+    durationMs: elapsedSince(started),
+  };
 }

@@ -45,7 +45,13 @@ function leaseObject(i: number, renewTime: number): Lease {
   return {
     apiVersion: 'coordination/v1',
     kind: 'Lease',
-    metadata: { name, namespace: 'node-lease', uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, resourceVersion: '', creationTimestamp: new Date(renewTime).toISOString() },
+    metadata: {
+      name,
+      namespace: 'node-lease',
+      uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      resourceVersion: '',
+      creationTimestamp: new Date(renewTime).toISOString(),
+    },
     spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new Date(renewTime).toISOString() },
   };
 }
@@ -82,7 +88,11 @@ interface Run {
 
 async function openRun(o: HeartbeatLoadOptions): Promise<Run> {
   const path = join(o.dir, `heartbeat-${o.pace}.db`);
-  const common = { path, historyRetentionMs: o.historyRetentionMs ?? 300_000, compactionIntervalMs: o.compactionIntervalMs ?? 10_000 };
+  const common = {
+    path,
+    historyRetentionMs: o.historyRetentionMs ?? 300_000,
+    compactionIntervalMs: o.compactionIntervalMs ?? 10_000,
+  };
   if (o.pace === 'flat-out') {
     const store = await openSqliteStore({ ...common, clock: systemClock });
     return { store, clock: systemClock, tick: async () => {}, batch: o.concurrency ?? 100 };
@@ -102,7 +112,8 @@ export async function runHeartbeatLoadDrill(o: HeartbeatLoadOptions): Promise<Dr
   const samples: SizeSample[] = [];
   try {
     const rvs: string[] = [];
-    for (let i = 0; i < o.leases; i++) rvs.push((await store.create('leases', leaseObject(i, clock.now()))).metadata.resourceVersion);
+    for (let i = 0; i < o.leases; i++)
+      rvs.push((await store.create('leases', leaseObject(i, clock.now()))).metadata.resourceVersion);
     const every = Math.max(run.batch, Math.floor(o.renewals / 40));
     let done = 0;
     let nextSample = every;
@@ -128,14 +139,26 @@ export async function runHeartbeatLoadDrill(o: HeartbeatLoadOptions): Promise<Dr
     log.set('integrityCheck', String(store.database.pragma('integrity_check', { simple: true })));
     log.check(log.counts['integrityCheck'] === 'ok', `integrity_check says ${log.counts['integrityCheck']}`);
     if (o.pace === 'fleet') checkBounded(o, run.batch, samples, log);
-    return { drill: `7 steady heartbeat load (${o.pace} pace)`, settings: settingsOf(o, run.batch), counts: log.counts, problems: log.problems, durationMs: elapsedSince(started), samples };
+    return {
+      drill: `7 steady heartbeat load (${o.pace} pace)`,
+      settings: settingsOf(o, run.batch),
+      counts: log.counts,
+      problems: log.problems,
+      durationMs: elapsedSince(started),
+      samples,
+    };
   } finally {
     await store.close();
   }
 }
 
 function settingsOf(o: HeartbeatLoadOptions, batch: number): Record<string, number | string> {
-  const s: Record<string, number | string> = { leases: o.leases, renewals: o.renewals, pace: o.pace, historyRetentionMs: o.historyRetentionMs ?? 300_000 };
+  const s: Record<string, number | string> = {
+    leases: o.leases,
+    renewals: o.renewals,
+    pace: o.pace,
+    historyRetentionMs: o.historyRetentionMs ?? 300_000,
+  };
   if (o.pace === 'fleet') s['renewalsPerFleetSecond'] = batch;
   else s['concurrency'] = batch;
   return s;
@@ -149,15 +172,31 @@ function checkBounded(o: HeartbeatLoadOptions, perSecond: number, samples: SizeS
   const windowS = ((o.historyRetentionMs ?? 300_000) + (o.compactionIntervalMs ?? 10_000)) / 1000;
   const maxRows = Math.ceil(perSecond * (windowS + 1));
   log.set('changeLogRowBound', maxRows);
-  for (const s of samples) log.check(s.changeLogRows <= maxRows, `after ${s.renewals} renewals the change log holds ${s.changeLogRows} rows, above ${maxRows}`);
+  for (const s of samples)
+    log.check(
+      s.changeLogRows <= maxRows,
+      `after ${s.renewals} renewals the change log holds ${s.changeLogRows} rows, above ${maxRows}`,
+    );
   // The first window fills the log; one compaction period later the size must hold still.
   const steadyFrom = Math.ceil(perSecond * (windowS + (o.compactionIntervalMs ?? 10_000) / 1000));
   const settled = samples.filter((s) => s.renewals >= steadyFrom);
-  if (!log.check(settled.length >= 2, `the run is too short to reach a steady state: give more than ${steadyFrom} renewals`)) return;
+  if (
+    !log.check(
+      settled.length >= 2,
+      `the run is too short to reach a steady state: give more than ${steadyFrom} renewals`,
+    )
+  )
+    return;
   const base = (settled[0] as SizeSample).dbBytes;
   for (const s of settled) {
-    log.check(s.dbBytes <= base * 1.1 + MB, `the database grew from ${(base / MB).toFixed(1)} MB to ${(s.dbBytes / MB).toFixed(1)} MB under a steady load (after ${s.renewals} renewals)`);
-    log.check(s.walBytes <= 32 * MB, `the WAL reached ${(s.walBytes / MB).toFixed(1)} MB after ${s.renewals} renewals (checkpoints are not keeping up)`);
+    log.check(
+      s.dbBytes <= base * 1.1 + MB,
+      `the database grew from ${(base / MB).toFixed(1)} MB to ${(s.dbBytes / MB).toFixed(1)} MB under a steady load (after ${s.renewals} renewals)`,
+    );
+    log.check(
+      s.walBytes <= 32 * MB,
+      `the WAL reached ${(s.walBytes / MB).toFixed(1)} MB after ${s.renewals} renewals (checkpoints are not keeping up)`,
+    );
   }
   log.set('steadyStateDbMB', +(base / MB).toFixed(1));
 }

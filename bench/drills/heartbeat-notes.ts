@@ -8,7 +8,7 @@ export function heartbeatNotes(results: DrillResult[]): string {
   const fleet = results.find((r) => r.drill.includes('heartbeat') && r.settings['pace'] === 'fleet');
   const flat = results.find((r) => r.drill.includes('heartbeat') && r.settings['pace'] === 'flat-out');
   if (!fleet && !flat) return '';
-  const lines = ['## Drill 7 and issue 2\'s 50 MB target', ''];
+  const lines = ["## Drill 7 and issue 2's 50 MB target", ''];
   if (fleet) {
     lines.push(
       `At fleet pace (1,000 leases renewed every 10 s, i.e. 100 renewals a second, the store's own compaction loop on a`,
@@ -31,7 +31,7 @@ export function heartbeatNotes(results: DrillResult[]): string {
       'Since schema v2 the change log holds one row per commit, compressed, with each renewal stored as a delta against the',
       "lease's last full record (`src/store/sqlite/change-log.ts`); the v1 log (one row per change with the whole object",
       'and two index entries) took ~449 bytes per change and 428.8 MB for this drill. The renewal times here come from the',
-      'drill\'s clock and repeat within a commit, which compresses better than real traffic: `npm run bench:db-size` makes',
+      "drill's clock and repeat within a commit, which compresses better than real traffic: `npm run bench:db-size` makes",
       'the million renewals over HTTP with distinct timestamps (BENCHMARKS.md).',
       '',
     );

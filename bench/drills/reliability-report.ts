@@ -17,7 +17,9 @@ export function describeMachine(): Machine {
     cores: cpus().length,
     memoryGB: Math.round(totalmem() / 1024 ** 3),
     node: process.version,
-    loadAverageAtStart: loadavg().map((l) => l.toFixed(1)).join(' '),
+    loadAverageAtStart: loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' '),
   };
 }
 
@@ -27,11 +29,33 @@ function table(record: Record<string, number | string>): string {
 }
 
 function section(r: DrillResult): string {
-  const outcome = r.problems.length === 0 ? '**PASS**: no problem found.' : `**FAIL**: ${r.problems.length} problem(s):\n\n${r.problems.map((p) => `- ${p}`).join('\n')}`;
-  return [`### Drill ${r.drill}`, '', `Duration: ${(r.durationMs / 1000).toFixed(1)} s. ${outcome}`, '', 'Settings:', '', table(r.settings), '', 'Counts:', '', table(r.counts), ''].join('\n');
+  const outcome =
+    r.problems.length === 0
+      ? '**PASS**: no problem found.'
+      : `**FAIL**: ${r.problems.length} problem(s):\n\n${r.problems.map((p) => `- ${p}`).join('\n')}`;
+  return [
+    `### Drill ${r.drill}`,
+    '',
+    `Duration: ${(r.durationMs / 1000).toFixed(1)} s. ${outcome}`,
+    '',
+    'Settings:',
+    '',
+    table(r.settings),
+    '',
+    'Counts:',
+    '',
+    table(r.counts),
+    '',
+  ].join('\n');
 }
 
-export function renderReliability(command: string, machine: Machine, startedAt: string, results: DrillResult[], notes: string): string {
+export function renderReliability(
+  command: string,
+  machine: Machine,
+  startedAt: string,
+  results: DrillResult[],
+  notes: string,
+): string {
   return [
     '# Reliability drills (issue 9)',
     '',

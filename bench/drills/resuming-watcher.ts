@@ -27,7 +27,13 @@ export class ResumingWatcher {
   readonly #initial: Map<string, number>;
 
   /** Watches from the list's resourceVersion; the list's items are the state its events apply to. */
-  constructor(readonly name: string, address: string, readonly kind: 'nodes' | 'leases', start: ObjectList<Versioned>, seed = 1) {
+  constructor(
+    readonly name: string,
+    address: string,
+    readonly kind: 'nodes' | 'leases',
+    start: ObjectList<Versioned>,
+    seed = 1,
+  ) {
     this.#client = new HttpApiClient({ addresses: [address], retry: { initialBackoffMs: 20, maxBackoffMs: 200 } });
     const from = Number(start.metadata.resourceVersion);
     this.#initial = new Map(start.items.map((o) => [o.metadata.name, Number(o.metadata.resourceVersion)] as const));
@@ -67,7 +73,10 @@ export class ResumingWatcher {
   /** name → resourceVersion after applying every event in order. */
   replay(): Map<string, number> {
     const m = new Map(this.#initial);
-    for (const e of this.events) e.type === 'DELETED' ? m.delete(e.name) : m.set(e.name, e.rv);
+    for (const e of this.events) {
+      if (e.type === 'DELETED') m.delete(e.name);
+      else m.set(e.name, e.rv);
+    }
     return m;
   }
 

@@ -13,7 +13,11 @@ import { runWatchDisconnectDrill } from './watch-disconnect-drill.js';
 import { heartbeatNotes } from './heartbeat-notes.js';
 
 const { values } = parseArgs({
-  options: { only: { type: 'string' }, out: { type: 'string', default: 'RELIABILITY.md' }, 'no-write': { type: 'boolean', default: false } },
+  options: {
+    only: { type: 'string' },
+    out: { type: 'string', default: 'RELIABILITY.md' },
+    'no-write': { type: 'boolean', default: false },
+  },
 });
 
 const DRILLS: Record<string, (dir: string) => Promise<DrillResult>> = {
@@ -24,7 +28,9 @@ const DRILLS: Record<string, (dir: string) => Promise<DrillResult>> = {
   '7-flat-out': (dir) => runHeartbeatLoadDrill({ dir, leases: 1000, renewals: 1_000_000, pace: 'flat-out' }),
 };
 
-const selected = values.only ? values.only.split(',').flatMap((d) => Object.keys(DRILLS).filter((k) => k === d || k.startsWith(`${d}-`))) : Object.keys(DRILLS);
+const selected = values.only
+  ? values.only.split(',').flatMap((d) => Object.keys(DRILLS).filter((k) => k === d || k.startsWith(`${d}-`)))
+  : Object.keys(DRILLS);
 const machine = describeMachine();
 const startedAt = new Date().toISOString();
 const results: DrillResult[] = [];
@@ -34,11 +40,17 @@ for (const key of selected) {
   try {
     // One at a time: the drills measure the machine, they must not compete with each other.
     const started = performance.now();
-    const r = await (DRILLS[key] as (dir: string) => Promise<DrillResult>)(dir).catch(
-      (err: unknown): DrillResult => ({ drill: key, settings: {}, counts: {}, problems: [`the drill itself failed: ${String(err)}`], durationMs: Math.round(performance.now() - started) }),
-    );
+    const r = await (DRILLS[key] as (dir: string) => Promise<DrillResult>)(dir).catch((err: unknown): DrillResult => ({
+      drill: key,
+      settings: {},
+      counts: {},
+      problems: [`the drill itself failed: ${String(err)}`],
+      durationMs: Math.round(performance.now() - started),
+    }));
     results.push(r);
-    process.stdout.write(`drill ${r.drill}: ${r.problems.length === 0 ? 'PASS' : 'FAIL'} in ${(r.durationMs / 1000).toFixed(1)} s ${JSON.stringify(r.counts)}\n`);
+    process.stdout.write(
+      `drill ${r.drill}: ${r.problems.length === 0 ? 'PASS' : 'FAIL'} in ${(r.durationMs / 1000).toFixed(1)} s ${JSON.stringify(r.counts)}\n`,
+    );
     for (const p of r.problems) process.stdout.write(`  problem: ${p}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -76,7 +76,10 @@ class Writer {
       if (!obj) continue;
       this.acks.push({ name, rv: Number(obj.metadata.resourceVersion), type: 'ADDED' });
       for (let step = 1; step <= 2 && obj && !this.#stopped; step++) {
-        obj = await this.#send('PUT', `/api/v1/nodes/${name}`, { ...obj, metadata: { ...obj.metadata, labels: { step: String(step) } } });
+        obj = await this.#send('PUT', `/api/v1/nodes/${name}`, {
+          ...obj,
+          metadata: { ...obj.metadata, labels: { step: String(step) } },
+        });
         if (obj) this.acks.push({ name, rv: Number(obj.metadata.resourceVersion), type: 'MODIFIED' });
       }
     }
@@ -95,13 +98,22 @@ function checkFile(path: string, acks: Ack[], log: DrillLog, cycle: number): voi
   try {
     const ok = String(db.pragma('integrity_check', { simple: true }));
     log.check(ok === 'ok', `cycle ${cycle}: integrity_check after SIGKILL says ${ok}`);
-    const rows = db.prepare<[], { key: string; revision: number }>("SELECT key, revision FROM objects WHERE kind = 'nodes'").all();
+    const rows = db
+      .prepare<[], { key: string; revision: number }>("SELECT key, revision FROM objects WHERE kind = 'nodes'")
+      .all();
     const stored = new Map(rows.map((r) => [r.key, r.revision]));
     const latest = new Map<string, number>();
     for (const a of acks) latest.set(a.name, Math.max(a.rv, latest.get(a.name) ?? 0));
     let missing = 0;
     for (const [name, rv] of latest) {
-      if ((stored.get(name) ?? -1) < rv && log.check(false, `cycle ${cycle}: acknowledged ${name}@${rv} is ${stored.has(name) ? `at ${stored.get(name)}` : 'missing'} in the file`)) missing++;
+      if (
+        (stored.get(name) ?? -1) < rv &&
+        log.check(
+          false,
+          `cycle ${cycle}: acknowledged ${name}@${rv} is ${stored.has(name) ? `at ${stored.get(name)}` : 'missing'} in the file`,
+        )
+      )
+        missing++;
     }
     log.add('ackedWritesCheckedInFile', latest.size);
     log.check(missing === 0, `cycle ${cycle}: ${missing} acknowledged writes lost`);
@@ -115,8 +127,20 @@ async function leaseRenewTimes(client: HttpApiClient): Promise<Map<string, strin
 }
 
 /** Every lease that was renewing before the kill renews again after the restart, from the same agent processes. */
-async function checkFleetCarriesOn(client: HttpApiClient, before: Map<string, string>, procs: Proc[], pids: number[], log: DrillLog, cycle: number): Promise<void> {
-  procs.forEach((p, i) => log.check(p.child.exitCode === null && p.child.signalCode === null && p.child.pid === pids[i], `cycle ${cycle}: ${p.name} (pid ${pids[i]}) exited or restarted`));
+async function checkFleetCarriesOn(
+  client: HttpApiClient,
+  before: Map<string, string>,
+  procs: Proc[],
+  pids: number[],
+  log: DrillLog,
+  cycle: number,
+): Promise<void> {
+  procs.forEach((p, i) =>
+    log.check(
+      p.child.exitCode === null && p.child.signalCode === null && p.child.pid === pids[i],
+      `cycle ${cycle}: ${p.name} (pid ${pids[i]}) exited or restarted`,
+    ),
+  );
   try {
     await eventually(
       async () => {
@@ -135,10 +159,38 @@ async function startFleet(server: ServerProc, o: SigkillOptions): Promise<Proc[]
   const procs: Proc[] = [];
   for (let i = 0; i < o.agents; i++) {
     const name = `agent-${i}`;
-    procs.push(startProcess(SHEPHERD_BIN, ['--mode', 'agent', '--node-name', name, '--api-addr', server.addr, '--lease-duration', '2s', '--log-level', 'warn'], { name }));
+    procs.push(
+      startProcess(
+        SHEPHERD_BIN,
+        [
+          '--mode',
+          'agent',
+          '--node-name',
+          name,
+          '--api-addr',
+          server.addr,
+          '--lease-duration',
+          '2s',
+          '--log-level',
+          'warn',
+        ],
+        { name },
+      ),
+    );
   }
   if ((o.fleetNodes ?? 0) > 0) {
-    const args = ['--mode', 'fleet', '--nodes', String(o.fleetNodes), '--api-addr', server.addr, '--lease-duration', '2s', '--log-level', 'warn'];
+    const args = [
+      '--mode',
+      'fleet',
+      '--nodes',
+      String(o.fleetNodes),
+      '--api-addr',
+      server.addr,
+      '--lease-duration',
+      '2s',
+      '--log-level',
+      'warn',
+    ];
     procs.push(startProcess(SHEPHERD_BIN, args, { name: 'fleet' }));
   }
   return procs;
@@ -148,7 +200,11 @@ const LISTENING = /listening on (https?:\/\/[^\s]+)/;
 
 /** startServer with a start-up allowance for a busy shared machine (the helper's 15 s is tight under load). */
 async function startServer(args: string[], timeoutMs = 60_000): Promise<ServerProc> {
-  const p = startProcess(SHEPHERD_BIN, ['--mode', 'server', ...(args.includes('--listen') ? args : ['--listen', '127.0.0.1:0', ...args])], { name: 'server' });
+  const p = startProcess(
+    SHEPHERD_BIN,
+    ['--mode', 'server', ...(args.includes('--listen') ? args : ['--listen', '127.0.0.1:0', ...args])],
+    { name: 'server' },
+  );
   try {
     const url = (LISTENING.exec(await p.waitForLine(LISTENING, timeoutMs)) as RegExpExecArray)[1] as string;
     const port = Number(new URL(url).port);
@@ -172,9 +228,14 @@ export async function runSigkillDrill(o: SigkillOptions): Promise<DrillResult> {
   let running: Promise<void>[] = [];
   try {
     const expectedLeases = o.agents + (o.fleetNodes ?? 0);
-    await eventually(async () => (await client.leases().list()).items.length >= expectedLeases, { what: `${expectedLeases} leases`, timeoutMs: 90_000 }).catch((err: unknown) => {
+    await eventually(async () => (await client.leases().list()).items.length >= expectedLeases, {
+      what: `${expectedLeases} leases`,
+      timeoutMs: 90_000,
+    }).catch((err: unknown) => {
       const exited = procs.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null);
-      throw new Error(`${String(err)}; exited: ${exited.map((p) => `${p.name}: ${p.text.slice(-500)}`).join(' | ') || 'none'}`);
+      throw new Error(
+        `${String(err)}; exited: ${exited.map((p) => `${p.name}: ${p.text.slice(-500)}`).join(' | ') || 'none'}`,
+      );
     });
     const pids = procs.map((p) => p.child.pid as number);
     for (const kind of ['nodes', 'leases'] as const) {
@@ -195,9 +256,15 @@ export async function runSigkillDrill(o: SigkillOptions): Promise<DrillResult> {
       const t1 = performance.now();
       await checkFleetCarriesOn(client, renewing, procs, pids, log, cycle);
       log.set('maxRestartMs', Math.max(Number(log.counts['maxRestartMs'] ?? 0), Math.round(t1 - t0)));
-      log.set('maxLeasesRenewedAfterRestartMs', Math.max(Number(log.counts['maxLeasesRenewedAfterRestartMs'] ?? 0), Math.round(performance.now() - t1)));
+      log.set(
+        'maxLeasesRenewedAfterRestartMs',
+        Math.max(Number(log.counts['maxLeasesRenewedAfterRestartMs'] ?? 0), Math.round(performance.now() - t1)),
+      );
       const resumed = await waitUntil(() => watchers.every((w) => w.last >= restartedAt), 30_000);
-      log.check(resumed, `cycle ${cycle}: watchers did not resume past ${restartedAt}: ${watchers.map((w) => `${w.name}@${w.last}`).join(', ')}`);
+      log.check(
+        resumed,
+        `cycle ${cycle}: watchers did not resume past ${restartedAt}: ${watchers.map((w) => `${w.name}@${w.last}`).join(', ')}`,
+      );
     }
     await writer.stop();
     await Promise.all(running);
@@ -206,7 +273,10 @@ export async function runSigkillDrill(o: SigkillOptions): Promise<DrillResult> {
     await Promise.all(procs.map((p) => p.stop()));
     await checkWatchers(client, watchers, writer.acks, log);
     log.set('ackedWrites', writer.acks.length);
-    log.check(writer.refused.length === 0, `writes refused with an error status: ${writer.refused.slice(0, 3).join('; ')}`);
+    log.check(
+      writer.refused.length === 0,
+      `writes refused with an error status: ${writer.refused.slice(0, 3).join('; ')}`,
+    );
   } finally {
     await writer.stop();
     await Promise.allSettled(running);
@@ -215,7 +285,13 @@ export async function runSigkillDrill(o: SigkillOptions): Promise<DrillResult> {
     await client.close();
     await server.stop();
   }
-  return { drill: '1 SIGKILL under load', settings: { ...o, dir: '(temp)' }, counts: log.counts, problems: log.problems, durationMs: elapsedSince(started) };
+  return {
+    drill: '1 SIGKILL under load',
+    settings: { ...o, dir: '(temp)' },
+    counts: log.counts,
+    problems: log.problems,
+    durationMs: elapsedSince(started),
+  };
 }
 
 async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -228,13 +304,24 @@ async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolea
 }
 
 /** Exactly once, in order, no relist; the node watcher holds every acknowledged write; replays equal the lists. */
-async function checkWatchers(client: HttpApiClient, watchers: ResumingWatcher[], acks: Ack[], log: DrillLog): Promise<void> {
+async function checkWatchers(
+  client: HttpApiClient,
+  watchers: ResumingWatcher[],
+  acks: Ack[],
+  log: DrillLog,
+): Promise<void> {
   const finalRv = Number((await client.nodes.list()).metadata.resourceVersion);
-  log.check(await waitUntil(() => watchers.every((w) => w.last >= finalRv), 30_000), `watchers did not catch up with ${finalRv}`);
+  log.check(
+    await waitUntil(() => watchers.every((w) => w.last >= finalRv), 30_000),
+    `watchers did not catch up with ${finalRv}`,
+  );
   for (const w of watchers) {
     const seen = w.events;
     const outOfOrder = seen.findIndex((e, i) => i > 0 && e.rv <= (seen[i - 1] as { rv: number }).rv);
-    log.check(outOfOrder === -1, `${w.name}: event ${outOfOrder} (${JSON.stringify(seen[outOfOrder])}) is not after the one before it`);
+    log.check(
+      outOfOrder === -1,
+      `${w.name}: event ${outOfOrder} (${JSON.stringify(seen[outOfOrder])}) is not after the one before it`,
+    );
     log.check(w.relists === 0, `${w.name} relisted ${w.relists} times (history should have covered every restart)`);
     log.check(w.error === undefined, `${w.name} failed: ${String(w.error)}`);
     log.add('watchEvents', seen.length);
@@ -243,9 +330,18 @@ async function checkWatchers(client: HttpApiClient, watchers: ResumingWatcher[],
     const want = new Map(list.map((o) => [o.metadata.name, Number(o.metadata.resourceVersion)] as const));
     const got = w.replay();
     const differ = [...new Set([...want.keys(), ...got.keys()])].filter((k) => want.get(k) !== got.get(k));
-    log.check(differ.length === 0, `${w.name}: replaying its events does not give the current list: ${differ.slice(0, 3).map((k) => `${k} listed@${want.get(k)} replayed@${got.get(k)}`).join(', ')}`);
+    log.check(
+      differ.length === 0,
+      `${w.name}: replaying its events does not give the current list: ${differ
+        .slice(0, 3)
+        .map((k) => `${k} listed@${want.get(k)} replayed@${got.get(k)}`)
+        .join(', ')}`,
+    );
   }
   const nodeEvents = new Set((watchers[0] as ResumingWatcher).events.map((e) => `${e.type} ${e.name}@${e.rv}`));
   const unseen = acks.filter((a) => !nodeEvents.has(`${a.type} ${a.name}@${a.rv}`));
-  log.check(unseen.length === 0, `the node watcher missed ${unseen.length} acknowledged writes, e.g. ${JSON.stringify(unseen[0])}`);
+  log.check(
+    unseen.length === 0,
+    `the node watcher missed ${unseen.length} acknowledged writes, e.g. ${JSON.stringify(unseen[0])}`,
+  );
 }

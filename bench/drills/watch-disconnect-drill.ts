@@ -50,7 +50,8 @@ async function runWriters(port: number, o: WatchDisconnectOptions, acks: Ack[], 
     if (due > 0) await sleep(due);
     return true;
   };
-  const ack = (type: Ack['type'], n: Node): void => void acks.push({ type, name: n.metadata.name, rv: Number(n.metadata.resourceVersion) });
+  const ack = (type: Ack['type'], n: Node): void =>
+    void acks.push({ type, name: n.metadata.name, rv: Number(n.metadata.resourceVersion) });
   const writer = async (w: number): Promise<void> => {
     for (let k = 0; ; k++) {
       const name = `n-${w}-${k}`;
@@ -87,7 +88,15 @@ async function waitFor(cond: () => boolean, timeoutMs: number): Promise<boolean>
 }
 
 /** Strands the laggard from a third of the run to two thirds, compacting past it meanwhile. */
-async function strandLaggard(store: SqliteStore, proxy: ChaosProxy, laggard: Watcher, others: Watcher[], acks: Ack[], o: WatchDisconnectOptions, log: DrillLog): Promise<void> {
+async function strandLaggard(
+  store: SqliteStore,
+  proxy: ChaosProxy,
+  laggard: Watcher,
+  others: Watcher[],
+  acks: Ack[],
+  o: WatchDisconnectOptions,
+  log: DrillLog,
+): Promise<void> {
   await waitFor(() => acks.length >= o.changes / 3, 120_000);
   await proxy.pause();
   await sleep(50);
@@ -95,7 +104,10 @@ async function strandLaggard(store: SqliteStore, proxy: ChaosProxy, laggard: Wat
   await waitFor(() => acks.length >= (2 * o.changes) / 3, 120_000);
   const caughtUp = await waitFor(() => others.every((w) => w.last > stranded + 1), 30_000);
   const target = Math.min(...others.map((w) => w.last));
-  log.check(caughtUp && target > stranded, `could not compact past the stranded watcher (at ${stranded}, others at ${target})`);
+  log.check(
+    caughtUp && target > stranded,
+    `could not compact past the stranded watcher (at ${stranded}, others at ${target})`,
+  );
   store.compact(target);
   log.set('laggardStrandedAt', stranded);
   log.set('compactedTo', target);
@@ -106,7 +118,13 @@ function sameMap(a: Map<string, number>, b: Map<string, number>): boolean {
   return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 }
 
-function checkWatchers(expected: Ack[], final: Map<string, number>, watchers: Watcher[], laggard: Watcher, log: DrillLog): void {
+function checkWatchers(
+  expected: Ack[],
+  final: Map<string, number>,
+  watchers: Watcher[],
+  laggard: Watcher,
+  log: DrillLog,
+): void {
   const want = expected.map(line);
   for (const w of watchers) {
     const got = w.events.map(line);
@@ -120,10 +138,16 @@ function checkWatchers(expected: Ack[], final: Map<string, number>, watchers: Wa
   }
   log.check(laggard.relistAt !== undefined, 'the stranded watcher never got Gone and relisted');
   const before = laggard.events.slice(0, laggard.relistAt ?? 0).map(line);
-  log.check(before.every((g, i) => g === want[i]), 'the stranded watcher saw something other than the changes in order before it was stranded');
+  log.check(
+    before.every((g, i) => g === want[i]),
+    'the stranded watcher saw something other than the changes in order before it was stranded',
+  );
   const replayed = laggard.replay();
   replayed.delete('drill-start');
-  log.check(sameMap(replayed, final), `the stranded watcher ended with ${replayed.size} nodes, the server has ${final.size} (or their versions differ)`);
+  log.check(
+    sameMap(replayed, final),
+    `the stranded watcher ended with ${replayed.size} nodes, the server has ${final.size} (or their versions differ)`,
+  );
   log.check(laggard.error === undefined, `the stranded watcher failed: ${String(laggard.error)}`);
   log.set('laggardEventsAfterRelist', laggard.events.length - (laggard.relistAt ?? 0));
 }
@@ -132,7 +156,13 @@ export async function runWatchDisconnectDrill(o: WatchDisconnectOptions): Promis
   const started = performance.now();
   const log = new DrillLog();
   const store = await openSqliteStore({ path: join(o.dir, 'watch-drill.db') });
-  const api = await buildServer({ store, clock: systemClock, random: systemRandom, log: false, version: '0.0.0-drill' });
+  const api = await buildServer({
+    store,
+    clock: systemClock,
+    random: systemRandom,
+    log: false,
+    version: '0.0.0-drill',
+  });
   await api.app.listen({ host: '127.0.0.1', port: 0 });
   const port = (api.app.server.address() as { port: number }).port;
   const random = seededRandom(o.seed ?? 9);
@@ -145,17 +175,42 @@ export async function runWatchDisconnectDrill(o: WatchDisconnectOptions): Promis
     const cutPort = await cutting.start();
     const strandPort = await stranding.start();
     // resourceVersion 0 means "list, then watch" (API.md): start from a real revision instead.
-    await store.create('nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'drill-start', uid: 'drill-start', resourceVersion: '', creationTimestamp: new Date().toISOString() }, spec: {}, status: { conditions: [] } } as Node);
+    await store.create('nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name: 'drill-start',
+        uid: 'drill-start',
+        resourceVersion: '',
+        creationTimestamp: new Date().toISOString(),
+      },
+      spec: {},
+      status: { conditions: [] },
+    } as Node);
     const start = await store.list('nodes');
-    const list = { apiVersion: 'v1', kind: 'NodeList', metadata: { resourceVersion: String(start.revision) }, items: start.items };
-    for (let i = 0; i < o.watchers; i++) watchers.push(new Watcher(`watcher-${i}`, `127.0.0.1:${cutPort}`, 'nodes', list, i + 1));
+    const list = {
+      apiVersion: 'v1',
+      kind: 'NodeList',
+      metadata: { resourceVersion: String(start.revision) },
+      items: start.items,
+    };
+    for (let i = 0; i < o.watchers; i++)
+      watchers.push(new Watcher(`watcher-${i}`, `127.0.0.1:${cutPort}`, 'nodes', list, i + 1));
     laggard = new Watcher('stranded-watcher', `127.0.0.1:${strandPort}`, 'nodes', list, 99);
     const acks: Ack[] = [];
-    await Promise.all([runWriters(port, o, acks, log), strandLaggard(store, stranding, laggard, watchers, acks, o, log)]);
+    await Promise.all([
+      runWriters(port, o, acks, log),
+      strandLaggard(store, stranding, laggard, watchers, acks, o, log),
+    ]);
     const finalRv = await store.currentRevision();
-    const final = new Map((await store.list('nodes')).items.map((n) => [n.metadata.name, Number(n.metadata.resourceVersion)] as const));
+    const final = new Map(
+      (await store.list('nodes')).items.map((n) => [n.metadata.name, Number(n.metadata.resourceVersion)] as const),
+    );
     const all = [...watchers, laggard];
-    log.check(await waitFor(() => all.every((w) => w.last >= finalRv), 60_000), `not every watcher caught up with ${finalRv}: ${all.map((w) => `${w.name}@${w.last}`).join(', ')}`);
+    log.check(
+      await waitFor(() => all.every((w) => w.last >= finalRv), 60_000),
+      `not every watcher caught up with ${finalRv}: ${all.map((w) => `${w.name}@${w.last}`).join(', ')}`,
+    );
     await Promise.all(all.map((w) => w.stop()));
     // The marker node was there before the watch began: it is part of the final state, not a change.
     final.delete('drill-start');
@@ -170,5 +225,11 @@ export async function runWatchDisconnectDrill(o: WatchDisconnectOptions): Promis
     await api.app.close();
     await store.close();
   }
-  return { drill: '5 watch clients under random disconnects', settings: { ...o, dir: '(temp)' }, counts: log.counts, problems: log.problems, durationMs: elapsedSince(started) };
+  return {
+    drill: '5 watch clients under random disconnects',
+    settings: { ...o, dir: '(temp)' },
+    counts: log.counts,
+    problems: log.problems,
+    durationMs: elapsedSince(started),
+  };
 }

@@ -53,7 +53,9 @@ export function defaultNodeName(hostname: string): string {
   const name = hostname.trim().toLowerCase().replace(/\.$/, '');
   const problem = nameProblem(name);
   if (problem !== undefined) {
-    throw new Error(`the host name "${hostname}" is not a valid node name (${problem}); pass --node-name with a valid name`);
+    throw new Error(
+      `the host name "${hostname}" is not a valid node name (${problem}); pass --node-name with a valid name`,
+    );
   }
   return name;
 }
@@ -67,12 +69,17 @@ export function validateAgentConfig(config: AgentConfig): void {
     const kp = labelKeyProblem(k) ?? labelValueProblem(v);
     if (kp !== undefined) problems.push(`--labels ${k}=${v}: ${kp}`);
   }
-  for (const [flag, v] of [['--zone', config.zone], ['--region', config.region]] as const) {
+  for (const [flag, v] of [
+    ['--zone', config.zone],
+    ['--region', config.region],
+  ] as const) {
     const vp = v === undefined ? undefined : labelValueProblem(v);
     if (vp !== undefined) problems.push(`${flag} "${v}": ${vp}`);
   }
   if (!Number.isInteger(config.leaseDurationSeconds) || config.leaseDurationSeconds < 1) {
-    problems.push(`--lease-duration must be a whole number of seconds, at least 1s (got ${config.leaseDurationSeconds}s)`);
+    problems.push(
+      `--lease-duration must be a whole number of seconds, at least 1s (got ${config.leaseDurationSeconds}s)`,
+    );
   }
   if (!(config.nodeStatusUpdateFrequencyMs > 0)) problems.push('--node-status-update-frequency must be positive');
   if (!(config.nodeStatusReportFrequencyMs > 0)) problems.push('--node-status-report-frequency must be positive');
@@ -104,7 +111,14 @@ export class Agent {
       host: this.#host,
       recreateNode: (signal) => ensureNode(this.#registrationDeps(), signal),
     });
-    this.#renewer = new LeaseRenewer({ client, clock, random, log, config, onRecovered: () => this.#reporter.forcePost() });
+    this.#renewer = new LeaseRenewer({
+      client,
+      clock,
+      random,
+      log,
+      config,
+      onRecovered: () => this.#reporter.forcePost(),
+    });
   }
 
   /** Registers (node + lease), then runs the renewal and status loops until signal aborts; never gives up. */
@@ -122,7 +136,10 @@ export class Agent {
       const { node, lease } = await register(this.#registrationDeps(), loops.signal);
       this.#renewer.adopt(lease);
       this.#reporter.adopt(node);
-      this.#deps.log.info({ resourceVersion: lease.metadata.resourceVersion }, `node ${this.#deps.config.nodeName} registered; renewing its lease`);
+      this.#deps.log.info(
+        { resourceVersion: lease.metadata.resourceVersion },
+        `node ${this.#deps.config.nodeName} registered; renewing its lease`,
+      );
       await Promise.all([
         this.#renewer.run(loops.signal).catch(stopOthersOnFailure),
         this.#reporter.run(loops.signal).catch(stopOthersOnFailure),

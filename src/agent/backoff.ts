@@ -82,7 +82,10 @@ export class FailureLog {
     const kind = failureKind(err);
     this.#failures++;
     if (this.#since === undefined || kind !== this.#kind) {
-      this.#log.warn({ err: errorMessage(err), reason: kind }, `${this.#what} failed: ${errorMessage(err)}; ${retryHint}`);
+      this.#log.warn(
+        { err: errorMessage(err), reason: kind },
+        `${this.#what} failed: ${errorMessage(err)}; ${retryHint}`,
+      );
     }
     this.#since ??= this.#clock.monotonic();
     this.#kind = kind;
@@ -92,7 +95,10 @@ export class FailureLog {
   success(): boolean {
     if (this.#since === undefined) return false;
     const downMs = Math.round(this.#clock.monotonic() - this.#since);
-    this.#log.info({ failures: this.#failures, downMs }, `${this.#what} recovered after ${this.#failures} failed attempts over ${downMs}ms`);
+    this.#log.info(
+      { failures: this.#failures, downMs },
+      `${this.#what} recovered after ${this.#failures} failed attempts over ${downMs}ms`,
+    );
     this.#since = undefined;
     this.#failures = 0;
     this.#kind = undefined;

@@ -24,7 +24,13 @@ export async function withDeadline<T>(
   });
   const timer = new AbortController();
   clock.sleep(ms, timer.signal).then(
-    () => ac.abort(new ShepherdError('Timeout', `${what} got no answer within ${ms}ms; the API server may be overloaded or unreachable`)),
+    () =>
+      ac.abort(
+        new ShepherdError(
+          'Timeout',
+          `${what} got no answer within ${ms}ms; the API server may be overloaded or unreachable`,
+        ),
+      ),
     () => {},
   );
   try {

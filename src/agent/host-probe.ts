@@ -33,7 +33,14 @@ export interface HostProbe {
 }
 
 /** Node's names for CPU architectures mapped to Go's GOARCH, which Kubernetes reports in nodeInfo. */
-const GO_ARCH: Record<string, string> = { x64: 'amd64', ia32: '386', arm: 'arm', arm64: 'arm64', ppc64: 'ppc64le', s390x: 's390x' };
+const GO_ARCH: Record<string, string> = {
+  x64: 'amd64',
+  ia32: '386',
+  arm: 'arm',
+  arm64: 'arm64',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+};
 
 export function goArch(nodeArch: string): string {
   return GO_ARCH[nodeArch] ?? nodeArch;
@@ -49,7 +56,11 @@ export function hostAddresses(hostname: string, interfaces: Interfaces): NodeAdd
   const names = Object.keys(interfaces).sort();
   for (const name of names) {
     const ip = interfaces[name]?.find((i) => i.family === 'IPv4' && !i.internal);
-    if (ip) return [{ type: 'InternalIP', address: ip.address }, { type: 'Hostname', address: hostname }];
+    if (ip)
+      return [
+        { type: 'InternalIP', address: ip.address },
+        { type: 'Hostname', address: hostname },
+      ];
   }
   return [{ type: 'Hostname', address: hostname }];
 }
@@ -59,7 +70,12 @@ export function systemHostProbe(): HostProbe {
   return {
     info: () => {
       const hostname = os.hostname();
-      return { hostname, os: os.platform(), arch: goArch(os.arch()), addresses: hostAddresses(hostname, os.networkInterfaces()) };
+      return {
+        hostname,
+        os: os.platform(),
+        arch: goArch(os.arch()),
+        addresses: hostAddresses(hostname, os.networkInterfaces()),
+      };
     },
     // libuv's free memory on Linux is MemAvailable (reclaimable cache counts as available), what the kubelet uses.
     memory: () => ({ availableBytes: os.freemem(), totalBytes: os.totalmem() }),

@@ -69,7 +69,11 @@ export class LeaseRenewer {
   constructor(deps: LeaseRenewerDeps) {
     this.#d = deps;
     this.#client = deps.client.leases(NODE_LEASE_NAMESPACE);
-    this.#failures = new FailureLog(deps.log, deps.clock, `renewing lease ${NODE_LEASE_NAMESPACE}/${deps.config.nodeName}`);
+    this.#failures = new FailureLog(
+      deps.log,
+      deps.clock,
+      `renewing lease ${NODE_LEASE_NAMESPACE}/${deps.config.nodeName}`,
+    );
   }
 
   /** The lease registration created or adopted: the first renewal PUTs on top of it. */
@@ -117,7 +121,9 @@ export class LeaseRenewer {
     for (let attempt = 0; attempt < MAX_UPDATE_RETRIES; attempt++) {
       const started = this.#d.clock.monotonic();
       try {
-        const renewed = await this.#call(signal, 'lease update', (s) => this.#client.update(this.#renewed(current), { signal: s }));
+        const renewed = await this.#call(signal, 'lease update', (s) =>
+          this.#client.update(this.#renewed(current), { signal: s }),
+        );
         this.#succeeded(renewed, this.#d.clock.monotonic() - started);
         return true;
       } catch (err) {
@@ -165,7 +171,10 @@ export class LeaseRenewer {
     const started = this.#d.clock.monotonic();
     const draft = newNodeLease(name, this.#d.config.leaseDurationSeconds, this.#d.clock.now());
     const lease = await this.#call(signal, 'lease create', (s) => this.#client.create(draft, { signal: s }));
-    this.#d.log.info({ lease: `${NODE_LEASE_NAMESPACE}/${name}` }, `lease ${NODE_LEASE_NAMESPACE}/${name} was missing; created it again`);
+    this.#d.log.info(
+      { lease: `${NODE_LEASE_NAMESPACE}/${name}` },
+      `lease ${NODE_LEASE_NAMESPACE}/${name} was missing; created it again`,
+    );
     this.#succeeded(lease, this.#d.clock.monotonic() - started);
     return { lease, created: true };
   }
@@ -173,7 +182,11 @@ export class LeaseRenewer {
   #renewed(base: Lease): Writable<Lease> {
     return {
       ...base,
-      spec: { ...base.spec, leaseDurationSeconds: this.#d.config.leaseDurationSeconds, renewTime: formatTime(this.#d.clock.now()) },
+      spec: {
+        ...base.spec,
+        leaseDurationSeconds: this.#d.config.leaseDurationSeconds,
+        renewTime: formatTime(this.#d.clock.now()),
+      },
     };
   }
 
@@ -205,13 +218,17 @@ export class LeaseRenewer {
     const now = this.#d.clock.monotonic();
     // A gap longer than the lease duration with no failure seen means this agent itself was paused (SIGSTOP, a
     // frozen VM): the controller may have marked the node Unknown meanwhile, and only our status post heals it.
-    const paused = this.#lastSuccessMono !== undefined && now - this.#lastSuccessMono > this.#d.config.leaseDurationSeconds * 1000;
+    const paused =
+      this.#lastSuccessMono !== undefined && now - this.#lastSuccessMono > this.#d.config.leaseDurationSeconds * 1000;
     this.#lastSuccessMono = now;
     if (this.#failures.success() || paused) this.#d.onRecovered?.();
   }
 
   #failed(err: unknown): void {
     this.#stats.renewalFailures++;
-    this.#failures.failure(err, 'retrying (waits back off from 200ms to 7s); further failures are not logged until it recovers');
+    this.#failures.failure(
+      err,
+      'retrying (waits back off from 200ms to 7s); further failures are not logged until it recovers',
+    );
   }
 }

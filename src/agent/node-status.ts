@@ -24,21 +24,51 @@ type Observed = Pick<NodeCondition, 'type' | 'status' | 'reason' | 'message'>;
 function memoryCondition(m: MemoryReading, threshold: number): Observed {
   const pressure = m.totalBytes > 0 && m.availableBytes / m.totalBytes < threshold;
   return pressure
-    ? { type: 'MemoryPressure', status: 'True', reason: 'AgentHasInsufficientMemory', message: 'shepherd agent has insufficient memory available' }
-    : { type: 'MemoryPressure', status: 'False', reason: 'AgentHasSufficientMemory', message: 'shepherd agent has sufficient memory available' };
+    ? {
+        type: 'MemoryPressure',
+        status: 'True',
+        reason: 'AgentHasInsufficientMemory',
+        message: 'shepherd agent has insufficient memory available',
+      }
+    : {
+        type: 'MemoryPressure',
+        status: 'False',
+        reason: 'AgentHasSufficientMemory',
+        message: 'shepherd agent has sufficient memory available',
+      };
 }
 
 function diskCondition(d: DiskReading | undefined, threshold: number): Observed {
   if (d === undefined) {
-    return { type: 'DiskPressure', status: 'Unknown', reason: 'AgentDiskProbeFailed', message: 'shepherd agent could not measure its disk' };
+    return {
+      type: 'DiskPressure',
+      status: 'Unknown',
+      reason: 'AgentDiskProbeFailed',
+      message: 'shepherd agent could not measure its disk',
+    };
   }
   const pressure = d.totalBytes > 0 && d.freeBytes / d.totalBytes < threshold;
   return pressure
-    ? { type: 'DiskPressure', status: 'True', reason: 'AgentHasDiskPressure', message: 'shepherd agent has disk pressure' }
-    : { type: 'DiskPressure', status: 'False', reason: 'AgentHasNoDiskPressure', message: 'shepherd agent has no disk pressure' };
+    ? {
+        type: 'DiskPressure',
+        status: 'True',
+        reason: 'AgentHasDiskPressure',
+        message: 'shepherd agent has disk pressure',
+      }
+    : {
+        type: 'DiskPressure',
+        status: 'False',
+        reason: 'AgentHasNoDiskPressure',
+        message: 'shepherd agent has no disk pressure',
+      };
 }
 
-const READY: Observed = { type: 'Ready', status: 'True', reason: 'AgentReady', message: 'shepherd agent is posting ready status' };
+const READY: Observed = {
+  type: 'Ready',
+  status: 'True',
+  reason: 'AgentReady',
+  message: 'shepherd agent is posting ready status',
+};
 
 /**
  * The agent's conditions at `now`: lastHeartbeatTime is always now; lastTransitionTime is kept from the
@@ -50,16 +80,28 @@ export function computeConditions(
   thresholds: Thresholds,
   nowIso: string,
 ): NodeCondition[] {
-  const observed = [READY, memoryCondition(readings.memory, thresholds.memoryPressureThreshold), diskCondition(readings.disk, thresholds.diskPressureThreshold)];
+  const observed = [
+    READY,
+    memoryCondition(readings.memory, thresholds.memoryPressureThreshold),
+    diskCondition(readings.disk, thresholds.diskPressureThreshold),
+  ];
   return observed.map((o) => {
     const prev = previous?.find((c) => c.type === o.type);
-    const lastTransitionTime = prev !== undefined && prev.status === o.status && prev.lastTransitionTime !== undefined ? prev.lastTransitionTime : nowIso;
+    const lastTransitionTime =
+      prev !== undefined && prev.status === o.status && prev.lastTransitionTime !== undefined
+        ? prev.lastTransitionTime
+        : nowIso;
     return { ...o, lastHeartbeatTime: nowIso, lastTransitionTime };
   });
 }
 
 /** The full status to PUT: our conditions first, other writers' condition types and fields kept. */
-export function desiredStatus(stored: NodeStatus, conditions: NodeCondition[], info: HostInfo, agentVersion: string): NodeStatus {
+export function desiredStatus(
+  stored: NodeStatus,
+  conditions: NodeCondition[],
+  info: HostInfo,
+  agentVersion: string,
+): NodeStatus {
   const owned = new Set<string>(AGENT_CONDITIONS);
   const foreign = (stored.conditions ?? []).filter((c) => !owned.has(c.type));
   return {

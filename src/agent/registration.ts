@@ -77,7 +77,10 @@ export async function ensureNode(deps: RegistrationDeps, signal: AbortSignal): P
     const labels = node.metadata.labels ?? {};
     if (Object.entries(wanted).every(([k, v]) => labels[k] === v)) return node;
     try {
-      const updated = await client.nodes.update({ ...node, metadata: { ...node.metadata, labels: { ...labels, ...wanted } } }, { signal });
+      const updated = await client.nodes.update(
+        { ...node, metadata: { ...node.metadata, labels: { ...labels, ...wanted } } },
+        { signal },
+      );
       deps.log.info({ node: config.nodeName }, `adopted existing node ${config.nodeName} and set its labels`);
       return updated;
     } catch (err) {
@@ -144,12 +147,20 @@ function adopted(lease: Lease, config: RegistrationConfig, nowMs: number): Writa
  * One attempt: create the lease, or take over the judged one. A race (AlreadyExists, or a 409 because someone
  * wrote it since) judges the lease again, so a holder that just came alive is still refused.
  */
-export async function ensureLease(deps: RegistrationDeps, judged: Lease | undefined, signal: AbortSignal): Promise<Lease> {
+export async function ensureLease(
+  deps: RegistrationDeps,
+  judged: Lease | undefined,
+  signal: AbortSignal,
+): Promise<Lease> {
   const leases = deps.client.leases(NODE_LEASE_NAMESPACE);
   let base = judged;
   for (;;) {
     try {
-      if (base === undefined) return await leases.create(newNodeLease(deps.config.nodeName, deps.config.leaseDurationSeconds, deps.clock.now()), { signal });
+      if (base === undefined)
+        return await leases.create(
+          newNodeLease(deps.config.nodeName, deps.config.leaseDurationSeconds, deps.clock.now()),
+          { signal },
+        );
       return await leases.update(adopted(base, deps.config, deps.clock.now()), { signal });
     } catch (err) {
       if (!isReason(err, 'AlreadyExists') && !isReason(err, 'Conflict')) throw err;
@@ -173,7 +184,13 @@ export async function register(deps: RegistrationDeps, signal: AbortSignal): Pro
       // ensureLease re-judges on any race, so retrying it with the judged copy after an outage is safe.
       return ensureLease(deps, judged.lease, signal);
     },
-    { clock: deps.clock, log: deps.log, signal, what: `registering node ${deps.config.nodeName}`, isFatal: (e) => e instanceof DuplicateHolderError },
+    {
+      clock: deps.clock,
+      log: deps.log,
+      signal,
+      what: `registering node ${deps.config.nodeName}`,
+      isFatal: (e) => e instanceof DuplicateHolderError,
+    },
   );
   return { node: node as Node, lease };
 }

@@ -106,12 +106,17 @@ export class StatusReporter {
     const info = this.#d.host.info();
     const changed = statusChanged(node.status, this.#desired(node, readings, info));
     const first = this.#report.lastReportAt === undefined;
-    if (!this.#forced && !shouldPost(this.#report, changed, mono, this.#d.config.nodeStatusReportFrequencyMs)) return false;
+    if (!this.#forced && !shouldPost(this.#report, changed, mono, this.#d.config.nodeStatusReportFrequencyMs))
+      return false;
     if (!(await this.#post(node, readings, info, signal))) return false;
     this.#forced = false;
     this.#report = {
       lastReportAt: this.#d.clock.monotonic(),
-      delayAfterChangeMs: nextReportDelay(changed || first, this.#d.config.nodeStatusReportFrequencyMs, this.#d.random.next()),
+      delayAfterChangeMs: nextReportDelay(
+        changed || first,
+        this.#d.config.nodeStatusReportFrequencyMs,
+        this.#d.random.next(),
+      ),
     };
     return true;
   }
@@ -128,14 +133,19 @@ export class StatusReporter {
     for (let attempt = 0; attempt < STATUS_UPDATE_RETRIES; attempt++) {
       try {
         const status = this.#desired(node, readings, info);
-        this.#node = await this.#call(signal, 'node status update', (s) => this.#d.client.nodes.updateStatus({ ...node, status }, { signal: s }));
+        this.#node = await this.#call(signal, 'node status update', (s) =>
+          this.#d.client.nodes.updateStatus({ ...node, status }, { signal: s }),
+        );
         this.#stats.statusPosts++;
         this.#failures.success();
         return true;
       } catch (err) {
         if (signal.aborted) throw err;
         try {
-          if (isReason(err, 'Conflict')) node = await this.#call(signal, 'node get', (s) => this.#d.client.nodes.get(this.#d.config.nodeName, { signal: s }));
+          if (isReason(err, 'Conflict'))
+            node = await this.#call(signal, 'node get', (s) =>
+              this.#d.client.nodes.get(this.#d.config.nodeName, { signal: s }),
+            );
           else if (isReason(err, 'NotFound') && this.#d.recreateNode) node = await this.#recreate(signal);
           else throw err;
           this.#node = node;
@@ -150,20 +160,28 @@ export class StatusReporter {
   }
 
   async #recreate(signal: AbortSignal): Promise<Node> {
-    this.#d.log.warn({ node: this.#d.config.nodeName }, `node ${this.#d.config.nodeName} was deleted while its agent runs; registering it again`);
+    this.#d.log.warn(
+      { node: this.#d.config.nodeName },
+      `node ${this.#d.config.nodeName} was deleted while its agent runs; registering it again`,
+    );
     return (this.#d.recreateNode as (signal: AbortSignal) => Promise<Node>)(signal);
   }
 
   async #read(signal: AbortSignal): Promise<HostReadings> {
     const memory = this.#d.host.memory();
     try {
-      const disk = await this.#call(signal, `statfs ${this.#d.config.diskPath}`, () => this.#d.host.disk(this.#d.config.diskPath));
+      const disk = await this.#call(signal, `statfs ${this.#d.config.diskPath}`, () =>
+        this.#d.host.disk(this.#d.config.diskPath),
+      );
       this.#diskFailing = false;
       return { memory, disk };
     } catch (err) {
       if (signal.aborted) throw err;
       if (!this.#diskFailing) {
-        this.#d.log.warn({ path: this.#d.config.diskPath, err: errorMessage(err) }, `cannot measure disk ${this.#d.config.diskPath}: ${errorMessage(err)}; reporting DiskPressure Unknown until it can`);
+        this.#d.log.warn(
+          { path: this.#d.config.diskPath, err: errorMessage(err) },
+          `cannot measure disk ${this.#d.config.diskPath}: ${errorMessage(err)}; reporting DiskPressure Unknown until it can`,
+        );
       }
       this.#diskFailing = true;
       return { memory, disk: undefined };

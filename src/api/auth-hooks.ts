@@ -50,7 +50,9 @@ function authenticate(deps: AuthDeps, request: FastifyRequest): UserInfo {
   const token = bearerToken(header);
   const user = token === undefined ? undefined : deps.authenticator.authenticate(token);
   if (user === undefined) {
-    throw new UnauthorizedError('Unauthorized: the bearer token is not valid for this server: check the token file the client reads');
+    throw new UnauthorizedError(
+      'Unauthorized: the bearer token is not valid for this server: check the token file the client reads',
+    );
   }
   return user;
 }
@@ -92,13 +94,23 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     const attrs = requestAttributes(request);
     if (attrs === undefined) {
       // A matched /api route this table does not know is refused rather than let through by accident.
-      if (request.routeOptions.url?.startsWith('/api/')) return sendStatusError(reply, new ForbiddenError(`user "${user.user}" may not ${request.method} ${request.routeOptions.url}`));
+      if (request.routeOptions.url?.startsWith('/api/'))
+        return sendStatusError(
+          reply,
+          new ForbiddenError(`user "${user.user}" may not ${request.method} ${request.routeOptions.url}`),
+        );
       return undefined;
     }
     const before = await storedBefore(deps.registry, user, attrs);
     const decision = authorize(user, attrs, before, request.body);
     if (!decision.allowed) {
-      return sendStatusError(reply, new ForbiddenError(decision.reason, { kind: attrs.resource, ...(attrs.name === undefined ? {} : { name: attrs.name }) }));
+      return sendStatusError(
+        reply,
+        new ForbiddenError(decision.reason, {
+          kind: attrs.resource,
+          ...(attrs.name === undefined ? {} : { name: attrs.name }),
+        }),
+      );
     }
     if (attrs.verb === 'watch') {
       const release = deps.watchQuota.acquire(user.user);

@@ -76,7 +76,12 @@ function taintsOf(node: unknown): string {
   const raw = pick(node, 'spec', 'taints');
   const list = Array.isArray(raw) ? raw : [];
   const canonical = list.map((t) =>
-    JSON.stringify([stringAt(t, 'key') ?? '', stringAt(t, 'value') ?? '', stringAt(t, 'effect') ?? '', stringAt(t, 'timeAdded') ?? '']),
+    JSON.stringify([
+      stringAt(t, 'key') ?? '',
+      stringAt(t, 'value') ?? '',
+      stringAt(t, 'effect') ?? '',
+      stringAt(t, 'timeAdded') ?? '',
+    ]),
   );
   return JSON.stringify(canonical.sort());
 }
@@ -92,7 +97,9 @@ function restrictedLabelsOf(node: unknown): Map<string, unknown> {
 /** What a node may change in its own Node's metadata and spec (create: before is undefined). */
 function checkOwnNodeSpec(node: string, before: unknown, after: unknown): Decision {
   if (taintsOf(before) !== taintsOf(after)) {
-    return deny(`node "${node}" may not modify taints: only the node lifecycle controller and administrators (system:masters) taint nodes`);
+    return deny(
+      `node "${node}" may not modify taints: only the node lifecycle controller and administrators (system:masters) taint nodes`,
+    );
   }
   if ((pick(before, 'spec', 'unschedulable') === true) !== (pick(after, 'spec', 'unschedulable') === true)) {
     return deny(`node "${node}" may not modify spec.unschedulable: cordoning is an administrator's decision`);
@@ -100,17 +107,25 @@ function checkOwnNodeSpec(node: string, before: unknown, after: unknown): Decisi
   const was = restrictedLabelsOf(before);
   const now = restrictedLabelsOf(after);
   for (const key of new Set([...was.keys(), ...now.keys()])) {
-    if (was.get(key) !== now.get(key)) return deny(`node "${node}" may not set, change or remove the label "${key}": it is kept for administrators`);
+    if (was.get(key) !== now.get(key))
+      return deny(`node "${node}" may not set, change or remove the label "${key}": it is kept for administrators`);
   }
   return ALLOW;
 }
 
-function authorizeNodeWrite(node: string, attrs: RequestAttributes, who: string, before: unknown, after: unknown): Decision {
+function authorizeNodeWrite(
+  node: string,
+  attrs: RequestAttributes,
+  who: string,
+  before: unknown,
+  after: unknown,
+): Decision {
   const target = attrs.verb === 'create' ? stringAt(after, 'metadata', 'name') : attrs.name;
   if (target !== node) {
     return deny(`user "${who}" may not ${attrs.verb} ${describe(attrs, target)}: nodes may only write their own Node`);
   }
-  if (attrs.subresource === 'status') return attrs.verb === 'update' ? ALLOW : deny(`user "${who}" may not ${attrs.verb} ${describe(attrs, target)}`);
+  if (attrs.subresource === 'status')
+    return attrs.verb === 'update' ? ALLOW : deny(`user "${who}" may not ${attrs.verb} ${describe(attrs, target)}`);
   if (attrs.subresource !== undefined) return deny(`user "${who}" may not ${attrs.verb} ${describe(attrs, target)}`);
   return checkOwnNodeSpec(node, attrs.verb === 'create' ? undefined : before, after);
 }
@@ -128,11 +143,15 @@ function authorizeNode(node: string, attrs: RequestAttributes, who: string, befo
       const name = attrs.verb === 'create' ? stringAt(after, 'metadata', 'name') : attrs.name;
       const namespace = attrs.namespace ?? NODE_LEASE_NAMESPACE;
       if (namespace === NODE_LEASE_NAMESPACE && name === node) return ALLOW;
-      return deny(`user "${who}" may not ${attrs.verb} ${describe(attrs, name)}: nodes may only write their own Lease (${NODE_LEASE_NAMESPACE}/${node})`);
+      return deny(
+        `user "${who}" may not ${attrs.verb} ${describe(attrs, name)}: nodes may only write their own Lease (${NODE_LEASE_NAMESPACE}/${node})`,
+      );
     }
     case 'events': {
       if (attrs.verb !== 'create') {
-        return deny(`user "${who}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: nodes may only create Events (the server folds repeats)`);
+        return deny(
+          `user "${who}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: nodes may only create Events (the server folds repeats)`,
+        );
       }
       const kind = stringAt(after, 'involvedObject', 'kind');
       const name = stringAt(after, 'involvedObject', 'name');
@@ -142,7 +161,9 @@ function authorizeNode(node: string, attrs: RequestAttributes, who: string, befo
       );
     }
     case 'zones':
-      return deny(`user "${who}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: only the node lifecycle controller (system:masters) writes zones`);
+      return deny(
+        `user "${who}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: only the node lifecycle controller (system:masters) writes zones`,
+      );
   }
 }
 
@@ -157,10 +178,14 @@ export function authorize(subject: Subject, attrs: RequestAttributes, before?: u
   if (node !== undefined) return authorizeNode(node, attrs, subject.user, before, after);
   if (subject.groups.includes(VIEWERS_GROUP)) {
     if (READ_VERBS.includes(attrs.verb)) return ALLOW;
-    return deny(`user "${subject.user}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: group ${VIEWERS_GROUP} may only get, list and watch`);
+    return deny(
+      `user "${subject.user}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: group ${VIEWERS_GROUP} may only get, list and watch`,
+    );
   }
   if (subject.groups.includes(NODES_GROUP)) {
-    return deny(`user "${subject.user}" is in group ${NODES_GROUP} but is not named ${NODE_USER_PREFIX}<node name>, so it has no node's rights`);
+    return deny(
+      `user "${subject.user}" is in group ${NODES_GROUP} but is not named ${NODE_USER_PREFIX}<node name>, so it has no node's rights`,
+    );
   }
   return deny(
     `user "${subject.user}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: it is in none of the groups ${MASTERS_GROUP}, ${VIEWERS_GROUP}, ${NODES_GROUP}`,

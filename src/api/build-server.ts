@@ -80,7 +80,10 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
     logController: new LogController({ disableRequestLogging: true }),
     // Errors fastify raises before routing (a malformed %-escape in the path) bypass setErrorHandler.
     frameworkErrors: (_err, _request, reply) => {
-      sendStatusError(reply, new BadRequestError('the request path is not a valid URL (malformed %-escape): percent-encode names as UTF-8'));
+      sendStatusError(
+        reply,
+        new BadRequestError('the request path is not a valid URL (malformed %-escape): percent-encode names as UTF-8'),
+      );
     },
   });
   // Writes take application/json only; fastify would otherwise accept text/plain bodies as strings.
@@ -95,7 +98,12 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (closing && request.url.startsWith('/api/')) {
-      return sendStatusError(reply, new ServiceUnavailableError('the server is shutting down: retry against another server', { retryAfterSeconds: 1 }));
+      return sendStatusError(
+        reply,
+        new ServiceUnavailableError('the server is shutting down: retry against another server', {
+          retryAfterSeconds: 1,
+        }),
+      );
     }
     return undefined;
   });
@@ -110,7 +118,15 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
   }
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
     // A client that put its token in the URL was refused, but the URL must still not carry it into the log.
-    request.log.debug({ method: request.method, url: redactQueryTokens(request.url), statusCode: reply.statusCode, ms: reply.elapsedTime }, 'request completed');
+    request.log.debug(
+      {
+        method: request.method,
+        url: redactQueryTokens(request.url),
+        statusCode: reply.statusCode,
+        ms: reply.elapsedTime,
+      },
+      'request completed',
+    );
     const watch = (request.query as Record<string, unknown> | undefined)?.['watch'];
     metrics.httpDuration.observe(
       {
@@ -134,5 +150,11 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
   registerLeaseRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerZoneRoutes(app, ctx);
-  return { app: app as unknown as FastifyInstance, registry, metrics, watches, markNotReady: () => void (state.notReady = true) };
+  return {
+    app: app as unknown as FastifyInstance,
+    registry,
+    metrics,
+    watches,
+    markNotReady: () => void (state.notReady = true),
+  };
 }

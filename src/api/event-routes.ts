@@ -10,7 +10,9 @@ export function registerEventRoutes(app: FastifyInstance, ctx: RouteContext): vo
     return reply.code(201).send(created);
   });
   app.get<{ Params: NameParams }>('/api/v1/events/:name', (request) => events.get(request.params.name));
-  app.put<{ Params: NameParams }>('/api/v1/events/:name', (request) => events.update(request.params.name, request.body));
+  app.put<{ Params: NameParams }>('/api/v1/events/:name', (request) =>
+    events.update(request.params.name, request.body),
+  );
   app.delete<{ Params: NameParams }>('/api/v1/events/:name', (request) =>
     events.delete(request.params.name, deleteOptions(request.body)),
   );

@@ -7,7 +7,11 @@ import type { Logger } from '../core/logger.js';
  */
 export function toFastifyLogger(log: Logger): FastifyBaseLogger {
   const maybePino = log as Partial<FastifyBaseLogger>;
-  if (typeof maybePino.fatal === 'function' && typeof maybePino.trace === 'function' && typeof maybePino.level === 'string') {
+  if (
+    typeof maybePino.fatal === 'function' &&
+    typeof maybePino.trace === 'function' &&
+    typeof maybePino.level === 'string'
+  ) {
     return log as unknown as FastifyBaseLogger;
   }
   const adapted = {

@@ -20,17 +20,23 @@ export interface HealthDeps {
 export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): void {
   app.get('/healthz', (_request, reply) => reply.type('text/plain; charset=utf-8').send('ok'));
   app.get('/readyz', async (_request, reply) => {
-    if (deps.state.notReady) throw new ServiceUnavailableError('the server is shutting down: send requests to another server');
+    if (deps.state.notReady)
+      throw new ServiceUnavailableError('the server is shutting down: send requests to another server');
     try {
       // The cheapest read that fails when the store is closed or its database is gone.
       await deps.store.currentRevision();
     } catch (err) {
-      throw new ServiceUnavailableError('the store is not open: check the server log and the data directory', { cause: err });
+      throw new ServiceUnavailableError('the store is not open: check the server log and the data directory', {
+        cause: err,
+      });
     }
     return reply.type('text/plain; charset=utf-8').send('ok');
   });
   app.get('/version', () => {
-    const info: { version: string; gitCommit?: string; storage: string } = { version: deps.version, storage: deps.store.kind };
+    const info: { version: string; gitCommit?: string; storage: string } = {
+      version: deps.version,
+      storage: deps.store.kind,
+    };
     if (deps.gitCommit !== undefined) info.gitCommit = deps.gitCommit;
     return info;
   });

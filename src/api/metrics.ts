@@ -45,7 +45,11 @@ export class ApiMetrics {
       labelNames: ['resource'],
       registers,
     });
-    this.revision = new Gauge({ name: 'shepherd_store_revision', help: 'The newest revision the store has committed.', registers });
+    this.revision = new Gauge({
+      name: 'shepherd_store_revision',
+      help: 'The newest revision the store has committed.',
+      registers,
+    });
   }
 
   /** Wire this as the store's `onCommit(batchSize, durationMs)`; an arrow so it can be passed unbound. */

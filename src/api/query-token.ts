@@ -11,7 +11,9 @@ export function checkNoQueryToken(query: unknown): void {
   if (typeof query !== 'object' || query === null) return;
   for (const key of Object.keys(query)) {
     if (TOKEN_PARAMS.includes(key.toLowerCase())) {
-      throw new BadRequestError(`tokens are not accepted in the query string (?${key}=): send them in the Authorization: Bearer header`);
+      throw new BadRequestError(
+        `tokens are not accepted in the query string (?${key}=): send them in the Authorization: Bearer header`,
+      );
     }
   }
 }

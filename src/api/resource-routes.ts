@@ -59,7 +59,14 @@ export async function listOrWatch(
       resource,
       timeoutSeconds: timeout,
       events: (signal) =>
-        ctx.registry.watch(resource, { resourceVersion, labelSelector, fieldSelector, allowWatchBookmarks, signal, namespace }),
+        ctx.registry.watch(resource, {
+          resourceVersion,
+          labelSelector,
+          fieldSelector,
+          allowWatchBookmarks,
+          signal,
+          namespace,
+        }),
     });
   }
   const list = await ctx.registry.list(resource, { labelSelector, fieldSelector, namespace });

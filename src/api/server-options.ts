@@ -25,7 +25,10 @@ export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersTimeoutMs: 10_000, requ
  * the timeouts only every connectionsCheckingInterval (30 s by default), so short timeouts get a check interval
  * to match.
  */
-export function serverOptions(tls: TlsFiles | undefined, timeouts: Partial<ServerTimeouts> | undefined): Partial<FastifyServerOptions> & { https?: object } {
+export function serverOptions(
+  tls: TlsFiles | undefined,
+  timeouts: Partial<ServerTimeouts> | undefined,
+): Partial<FastifyServerOptions> & { https?: object } {
   const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
   const headersTimeout = Math.min(t.headersTimeoutMs, t.requestTimeoutMs);
   const node = {

@@ -24,10 +24,16 @@ export function toShepherdError(err: unknown, bodyLimit?: number): ShepherdError
         `the request body is larger than the limit of ${bodyLimit ?? 1_048_576} bytes: send a smaller object`,
       );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ShepherdError('UnsupportedMediaType', 'unsupported Content-Type: send request bodies as application/json');
+      return new ShepherdError(
+        'UnsupportedMediaType',
+        'unsupported Content-Type: send request bodies as application/json',
+      );
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ShepherdError('BadRequest', `the request body is not valid JSON (${(err as Error).message}): send one JSON object`);
+      return new ShepherdError(
+        'BadRequest',
+        `the request body is not valid JSON (${(err as Error).message}): send one JSON object`,
+      );
     default:
       break;
   }
@@ -36,7 +42,9 @@ export function toShepherdError(err: unknown, bodyLimit?: number): ShepherdError
     // fastify's own client errors (bad content length, proto poisoning, ...): keep their status and message.
     return new ShepherdError(REASON_BY_CODE.get(statusCode) ?? 'BadRequest', (err as Error).message);
   }
-  return new InternalError('an internal error occurred while serving the request: see the server log for details', { cause: err });
+  return new InternalError('an internal error occurred while serving the request: see the server log for details', {
+    cause: err,
+  });
 }
 
 /** The Status body (API.md) of an error; the only place that builds one. */
@@ -70,7 +78,10 @@ export function installStatusErrors(app: FastifyInstance, bodyLimit: number): vo
   });
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? request.url;
-    const e = new ShepherdError('NotFound', `the server could not find the requested resource (${request.method} ${path}): see API.md for the endpoints`);
+    const e = new ShepherdError(
+      'NotFound',
+      `the server could not find the requested resource (${request.method} ${path}): see API.md for the endpoints`,
+    );
     return sendStatusError(reply, e);
   });
 }

@@ -28,7 +28,10 @@ export class TokenAuthenticator {
   readonly #known: Known[];
 
   constructor(entries: readonly TokenEntry[]) {
-    this.#known = entries.map((e) => ({ digest: digestOf(e.token), user: { user: e.user, uid: e.uid, groups: [...e.groups] } }));
+    this.#known = entries.map((e) => ({
+      digest: digestOf(e.token),
+      user: { user: e.user, uid: e.uid, groups: [...e.groups] },
+    }));
   }
 
   get size(): number {

@@ -65,7 +65,8 @@ export function parseTokenFile(text: string, source = 'the token file'): TokenEn
     if (line === '' || line.startsWith('#')) continue;
     const where = `${source} line ${n + 1}`;
     const fields = splitCsv(line);
-    if (fields === undefined) throw new Error(`${where} is malformed (unbalanced quotes): write token,user,uid,"group1,group2"`);
+    if (fields === undefined)
+      throw new Error(`${where} is malformed (unbalanced quotes): write token,user,uid,"group1,group2"`);
     if (fields.length < 3 || fields.length > 4) {
       throw new Error(`${where} has ${fields.length} fields, not 3 or 4: write token,user,uid,"group1,group2"`);
     }
@@ -73,9 +74,13 @@ export function parseTokenFile(text: string, source = 'the token file'): TokenEn
     if (token === '') throw new Error(`${where} has an empty token: every line needs a token as its first field`);
     if (/\s/.test(token)) throw new Error(`${where} has a token with whitespace in it: a bearer token is one word`);
     if (user === '') throw new Error(`${where} has an empty user name: the second field names the user`);
-    if (seen.has(token)) throw new Error(`${where} repeats a token of an earlier line: give each identity its own token`);
+    if (seen.has(token))
+      throw new Error(`${where} repeats a token of an earlier line: give each identity its own token`);
     seen.add(token);
-    const groupList = (groups ?? '').split(',').map((g) => g.trim()).filter((g) => g !== '');
+    const groupList = (groups ?? '')
+      .split(',')
+      .map((g) => g.trim())
+      .filter((g) => g !== '');
     entries.push({ token, user, uid, groups: groupList });
   }
   return entries;

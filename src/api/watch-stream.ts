@@ -66,10 +66,20 @@ export class WatchStreams {
       this.#deps.metrics.watchers.dec({ resource: watch.resource });
       controller.abort();
     });
-    return reply.code(200).header('content-type', 'application/x-ndjson').header('cache-control', 'no-cache').send(stream);
+    return reply
+      .code(200)
+      .header('content-type', 'application/x-ndjson')
+      .header('cache-control', 'no-cache')
+      .send(stream);
   }
 
-  async #pump(events: AsyncIterable<unknown>, stream: PassThrough, signal: AbortSignal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async #pump(
+    events: AsyncIterable<unknown>,
+    stream: PassThrough,
+    signal: AbortSignal,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
     const batcher = new WriteBatcher(reply.raw);
     try {
       for await (const ev of events) {
@@ -99,7 +109,8 @@ const lines = new WeakMap<object, { type: unknown; line: string; chunk?: Buffer 
 /** eventLine() as bytes, shared by every watcher of the same change. */
 export function eventChunk(ev: unknown): Buffer {
   const line = eventLine(ev);
-  const cached = typeof ev === 'object' && ev !== null ? lines.get((ev as { object?: object }).object ?? ev) : undefined;
+  const cached =
+    typeof ev === 'object' && ev !== null ? lines.get((ev as { object?: object }).object ?? ev) : undefined;
   if (cached === undefined || cached.line !== line) return Buffer.from(line);
   cached.chunk ??= Buffer.from(line);
   return cached.chunk;

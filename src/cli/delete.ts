@@ -9,7 +9,12 @@ import { singularOf } from './resource-names.js';
  * and the others are still deleted; the exit code is 1 if any failed. Deleting a node also deletes its
  * lease on the server.
  */
-export async function runDelete(deps: CliDeps, resource: Resource, names: string[], namespace?: string): Promise<number> {
+export async function runDelete(
+  deps: CliDeps,
+  resource: Resource,
+  names: string[],
+  namespace?: string,
+): Promise<number> {
   const rc = resourceClient(deps.client, resource, namespace);
   const singular = singularOf(resource);
   let code = 0;

@@ -74,7 +74,9 @@ export function describeNode(
     ['Unschedulable', String(node.spec.unschedulable === true)],
     [
       'Taints',
-      (node.spec.taints ?? []).map((t) => (t.timeAdded ? `${formatTaint(t)} (added ${ago(t.timeAdded, now)})` : formatTaint(t))),
+      (node.spec.taints ?? []).map((t) =>
+        t.timeAdded ? `${formatTaint(t)} (added ${ago(t.timeAdded, now)})` : formatTaint(t),
+      ),
     ],
   ]);
   out += describeConditions(node, now);
@@ -88,7 +90,9 @@ export function describeNode(
 function describeConditions(node: Node, now: number): string {
   const conditions = node.status.conditions ?? [];
   if (conditions.length === 0) return 'Conditions:  <none>\n';
-  const table = new TablePrinter(['TYPE', 'STATUS', 'LAST HEARTBEAT', 'LAST TRANSITION', 'REASON', 'MESSAGE'], { indent: '  ' });
+  const table = new TablePrinter(['TYPE', 'STATUS', 'LAST HEARTBEAT', 'LAST TRANSITION', 'REASON', 'MESSAGE'], {
+    indent: '  ',
+  });
   const rows = conditions.map((c) => [
     c.type,
     c.status,

@@ -2,7 +2,15 @@ import { isAbortError } from '../core/clock.js';
 import { ShepherdError } from '../core/errors.js';
 import { CliError } from './cli-context.js';
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ETIMEDOUT', 'EPIPE']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+]);
 
 /** True when the error (or one of its causes) is a socket-level failure: nothing answered at the address. */
 export function isConnectionError(err: unknown): boolean {
@@ -39,7 +47,8 @@ export function describeError(err: unknown, server: string): string {
         return err.message;
     }
   }
-  if (isAbortError(err)) return `the request to ${server} was aborted or timed out: raise --request-timeout or check the server.`;
+  if (isAbortError(err))
+    return `the request to ${server} was aborted or timed out: raise --request-timeout or check the server.`;
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -128,7 +128,8 @@ async function printInitial(
 ): Promise<void> {
   if (o.output === 'json' || o.output === 'yaml') {
     if (o.watch) {
-      for (const x of items) deps.out.write(encodeWatched(o.output, o.outputWatchEvents ? { type: 'ADDED', object: x } : x));
+      for (const x of items)
+        deps.out.write(encodeWatched(o.output, o.outputWatchEvents ? { type: 'ADDED', object: x } : x));
     } else if (o.names.length === 1 && items.length === 1) {
       deps.out.write(encodeObject(o.output, items[0]));
     } else if (o.names.length === 0 || items.length > 0) {
@@ -166,7 +167,8 @@ async function formatChange(
   type: ChangeType,
   obj: AnyObject,
 ): Promise<string> {
-  if (o.output === 'json' || o.output === 'yaml') return encodeWatched(o.output, o.outputWatchEvents ? { type, object: obj } : obj);
+  if (o.output === 'json' || o.output === 'yaml')
+    return encodeWatched(o.output, o.outputWatchEvents ? { type, object: obj } : obj);
   if (o.output === 'name') return `${objectName(o.resource, obj)}\n`;
   if (!isTableFormat(o.output)) throw new CliError(`unsupported output format ${o.output}`);
   const row: Cell[] = await view.rowFor(obj, type === 'DELETED');

@@ -43,7 +43,8 @@ export function resolveGlobals(raw: RawGlobals, env: Record<string, string | und
     throw new UsageError('give either --token or --token-file, not both');
   }
   const envToken = env['SHEPHERD_TOKEN'];
-  const token = raw.token ?? (raw.tokenFile === undefined && envToken !== undefined && envToken !== '' ? envToken : undefined);
+  const token =
+    raw.token ?? (raw.tokenFile === undefined && envToken !== undefined && envToken !== '' ? envToken : undefined);
   const envServer = env['SHEPHERD_API'];
   return {
     server: raw.server ?? (envServer !== undefined && envServer !== '' ? envServer : DEFAULT_SERVER),

@@ -57,16 +57,22 @@ interface GetFlags {
 function addListFlags(cmd: Command, options: { namespace?: boolean; labels?: boolean } = {}): Command {
   cmd
     .addOption(
-      new Option('-o, --output <format>', 'json, yaml (one object for one NAME, a List otherwise), wide (more columns) or name (node/n1)').choices(
-        OUTPUT_FORMATS,
-      ),
+      new Option(
+        '-o, --output <format>',
+        'json, yaml (one object for one NAME, a List otherwise), wide (more columns) or name (node/n1)',
+      ).choices(OUTPUT_FORMATS),
     )
     .option('--field-selector <selector>', 'server-side filter on fields, e.g. involvedObject.name=node-1,type=Warning')
-    .option('-w, --watch', 'after the list, print one row per change until interrupted (Ctrl-C); survives server restarts')
+    .option(
+      '-w, --watch',
+      'after the list, print one row per change until interrupted (Ctrl-C); survives server restarts',
+    )
     .option('--output-watch-events', 'with -w: add an EVENT column (ADDED, MODIFIED, DELETED)')
     .option('--no-headers', 'do not print the column headers');
-  if (options.labels !== false) cmd.option('-l, --selector <selector>', 'label selector, e.g. topology.kubernetes.io/zone=a,tier!=db');
-  if (options.namespace) cmd.option('-n, --namespace <namespace>', 'lease namespace: node-lease (default) or shepherd-system');
+  if (options.labels !== false)
+    cmd.option('-l, --selector <selector>', 'label selector, e.g. topology.kubernetes.io/zone=a,tier!=db');
+  if (options.namespace)
+    cmd.option('-n, --namespace <namespace>', 'lease namespace: node-lease (default) or shepherd-system');
   return cmd;
 }
 
@@ -127,7 +133,11 @@ export function buildProgram(io: ProgramIo, result: { code: number }): Command {
     .option('--token <token>', 'bearer token (env SHEPHERD_TOKEN)')
     .option('--token-file <path>', 'read the bearer token from this file')
     .option('--certificate-authority <path>', 'CA bundle to verify the server certificate (https:// servers)')
-    .option('--request-timeout <duration>', 'per-request timeout in Go syntax: 500ms, 5s, 1m (default 30s)', parseTimeoutFlag)
+    .option(
+      '--request-timeout <duration>',
+      'per-request timeout in Go syntax: 500ms, 5s, 1m (default 30s)',
+      parseTimeoutFlag,
+    )
     .addHelpText('after', ROOT_HELP_AFTER);
 
   const run: Runner = (cmd, fn, watch = false) => runAction(io, result, cmd, fn, watch);
@@ -173,7 +183,11 @@ function addListCommands(program: Command, run: Runner): void {
       .option('--types <types>', 'only these event types, comma separated: Normal, Warning'),
     { labels: false },
   ).action(async (f: GetFlags, cmd: Command) => {
-    await run(cmd, (deps, server) => runGet(deps, { ...getOptions('events', [], f, server), ...eventFilters(f) }), f.watch);
+    await run(
+      cmd,
+      (deps, server) => runGet(deps, { ...getOptions('events', [], f, server), ...eventFilters(f) }),
+      f.watch,
+    );
   });
 }
 

@@ -43,7 +43,11 @@ export function resourceClient(client: ApiClient, resource: Resource, namespace?
 }
 
 /** GET that answers undefined for 404: a node without a lease, a cluster without a leader, are normal. */
-export async function getOptional<T>(rc: ResourceClient<T>, name: string, signal?: AbortSignal): Promise<T | undefined> {
+export async function getOptional<T>(
+  rc: ResourceClient<T>,
+  name: string,
+  signal?: AbortSignal,
+): Promise<T | undefined> {
   try {
     return await rc.get(name, signal ? { signal } : {});
   } catch (err) {
@@ -89,7 +93,8 @@ export function viewFor(resource: Resource, deps: CliDeps, wide: boolean): Resou
 
 function nodeView(deps: CliDeps, wide: boolean): ResourceView {
   const leases = deps.client.leases(NODE_LEASE_NAMESPACE);
-  const row = (n: AnyObject, lease: Lease | undefined): Cell[] => nodeRow(n as Node, lease, deps.now(), deps.colour, wide);
+  const row = (n: AnyObject, lease: Lease | undefined): Cell[] =>
+    nodeRow(n as Node, lease, deps.now(), deps.colour, wide);
   return {
     headers: wide ? NODE_WIDE_HEADERS : NODE_HEADERS,
     // A node that is cordoned and goes NotReady has the widest STATUS; a lost lease shows <unknown>.
@@ -105,7 +110,8 @@ function nodeView(deps: CliDeps, wide: boolean): ResourceView {
         const l = await getOptional(leases, (items[0] as AnyObject).metadata.name, deps.signal);
         if (l) byNode.set(l.metadata.name, l);
       } else {
-        for (const l of (await leases.list(deps.signal ? { signal: deps.signal } : {})).items) byNode.set(l.metadata.name, l);
+        for (const l of (await leases.list(deps.signal ? { signal: deps.signal } : {})).items)
+          byNode.set(l.metadata.name, l);
       }
       return items.map((n) => row(n, byNode.get(n.metadata.name)));
     },

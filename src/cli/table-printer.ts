@@ -32,7 +32,10 @@ export class TablePrinter {
    * `reserve`: per column, a sample of the widest value expected later (e.g. `MODIFIED`), so rows printed
    * one at a time under -w rarely have to widen a column and step out of line with the header.
    */
-  constructor(headers: string[], options: { noHeaders?: boolean; indent?: string; reserve?: Array<string | undefined> } = {}) {
+  constructor(
+    headers: string[],
+    options: { noHeaders?: boolean; indent?: string; reserve?: Array<string | undefined> } = {},
+  ) {
     this.#headers = headers;
     this.#noHeaders = options.noHeaders ?? false;
     this.#indent = options.indent ?? '';

@@ -1,5 +1,10 @@
 import type { Lease } from '../core/lease.js';
-import { ANNOTATION_CIRCUIT_BREAKER, ANNOTATION_LEADER, ANNOTATION_MASTER_DISRUPTION, type Zone } from '../core/zone.js';
+import {
+  ANNOTATION_CIRCUIT_BREAKER,
+  ANNOTATION_LEADER,
+  ANNOTATION_MASTER_DISRUPTION,
+  type Zone,
+} from '../core/zone.js';
 import { age } from './age.js';
 import type { Cell } from './table-printer.js';
 
@@ -12,7 +17,13 @@ export function formatRate(rate: number): string {
 }
 
 export function zoneRow(z: Zone, now: number, wide: boolean): Cell[] {
-  const row = [z.metadata.name, z.status.state, String(z.status.nodes), String(z.status.notReady), formatRate(z.status.evictionRate)];
+  const row = [
+    z.metadata.name,
+    z.status.state,
+    String(z.status.nodes),
+    String(z.status.notReady),
+    formatRate(z.status.evictionRate),
+  ];
   return wide ? [...row, age(z.metadata.creationTimestamp, now)] : row;
 }
 
@@ -35,7 +46,9 @@ export function zoneFooter(zones: Zone[], leader: Lease | undefined): string[] {
   }
   const breaker = annotation(ANNOTATION_CIRCUIT_BREAKER);
   if (breaker !== undefined) {
-    lines.push(`Lease circuit breaker holding: ${breaker} (no node is marked Unknown or tainted until the lease cache catches up)`);
+    lines.push(
+      `Lease circuit breaker holding: ${breaker} (no node is marked Unknown or tainted until the lease cache catches up)`,
+    );
   }
   return lines;
 }

@@ -79,7 +79,9 @@ export class HttpApiClient implements ApiClient {
     if (!client) {
       // Node leases use the short path every server serves; other namespaces the namespaced one.
       const base =
-        namespace === NODE_LEASE_NAMESPACE ? '/api/v1/leases' : `/api/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+        namespace === NODE_LEASE_NAMESPACE
+          ? '/api/v1/leases'
+          : `/api/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
       client = new HttpResourceClient<Lease>(this.#transport, base);
       this.#leases.set(namespace, client);
     }
@@ -118,7 +120,12 @@ export class HttpResourceClient<T> implements ResourceClient<T> {
   }
 
   update(obj: Writable<T>, options?: RequestOptions): Promise<T> {
-    return this.transport.request<T>({ method: 'PUT', path: this.itemPath(nameOf(obj)), body: obj, ...signalOf(options) });
+    return this.transport.request<T>({
+      method: 'PUT',
+      path: this.itemPath(nameOf(obj)),
+      body: obj,
+      ...signalOf(options),
+    });
   }
 
   delete(name: string, options?: RequestOptions): Promise<T> {
@@ -163,29 +170,41 @@ export class HttpResourceClient<T> implements ResourceClient<T> {
 
 class HttpNodeClient extends HttpResourceClient<Node> implements NodeClient {
   updateStatus(obj: Writable<Node>, options?: RequestOptions): Promise<Node> {
-    return this.transport.request<Node>({ method: 'PUT', path: `${this.itemPath(nameOf(obj))}/status`, body: obj, ...signalOf(options) });
+    return this.transport.request<Node>({
+      method: 'PUT',
+      path: `${this.itemPath(nameOf(obj))}/status`,
+      body: obj,
+      ...signalOf(options),
+    });
   }
 }
 
 /** "localhost:9876" → http://localhost:9876/; http(s) URLs are kept. */
 export function parseAddress(s: string): URL {
   const trimmed = s.trim();
-  if (trimmed === '') throw new Error('the API address is empty; give host:port or a URL such as http://127.0.0.1:9876');
+  if (trimmed === '')
+    throw new Error('the API address is empty; give host:port or a URL such as http://127.0.0.1:9876');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
     let url: URL;
     try {
       url = new URL(trimmed);
     } catch {
-      throw new Error(`the API address "${s}" is not a valid URL; give host:port or a URL such as http://127.0.0.1:9876`);
+      throw new Error(
+        `the API address "${s}" is not a valid URL; give host:port or a URL such as http://127.0.0.1:9876`,
+      );
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new Error(`the API address "${s}" uses ${url.protocol.slice(0, -1)}; only http:// and https:// are supported`);
+      throw new Error(
+        `the API address "${s}" uses ${url.protocol.slice(0, -1)}; only http:// and https:// are supported`,
+      );
     }
     return url;
   }
   const m = /^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9.-]*[a-z0-9])?):(\d{1,5})$/i.exec(trimmed);
   if (!m || Number(m[3]) > 65_535) {
-    throw new Error(`the API address "${s}" is not host:port or a URL; give e.g. 127.0.0.1:9876 or https://shepherd.example:9876`);
+    throw new Error(
+      `the API address "${s}" is not host:port or a URL; give e.g. 127.0.0.1:9876 or https://shepherd.example:9876`,
+    );
   }
   return new URL(`http://${trimmed}/`);
 }
@@ -196,9 +215,12 @@ export function readTokenFile(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read the token file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}; check the path and its permissions`, {
-      cause: err,
-    });
+    throw new Error(
+      `cannot read the token file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}; check the path and its permissions`,
+      {
+        cause: err,
+      },
+    );
   }
   const token = text.trim();
   if (token === '') throw new Error(`the token file ${path} is empty; put the bearer token in it`);
@@ -209,9 +231,12 @@ function readCaFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read the CA bundle ${path} (--certificate-authority): ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {
-      cause: err,
-    });
+    throw new Error(
+      `cannot read the CA bundle ${path} (--certificate-authority): ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 

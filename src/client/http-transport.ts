@@ -68,7 +68,7 @@ export class HttpTransport {
     const { maxAttempts, initialBackoffMs, maxBackoffMs } = this.#o.retry;
     const n = this.#o.addresses.length;
     const tried = new Set<number>();
-    for (let failures = 0; ; ) {
+    for (let failures = 0; ;) {
       const index = this.#current;
       const attempt = await this.#attempt<T>(index, req);
       if (attempt.ok) return attempt.value;
@@ -82,7 +82,11 @@ export class HttpTransport {
       failures++;
       if (failures >= maxAttempts) throw attempt.error;
       tried.clear();
-      const jitter = fullJitterDelay({ initialMs: initialBackoffMs, maxMs: maxBackoffMs }, failures - 1, this.#o.random);
+      const jitter = fullJitterDelay(
+        { initialMs: initialBackoffMs, maxMs: maxBackoffMs },
+        failures - 1,
+        this.#o.random,
+      );
       const delayMs = Math.max(jitter, attempt.retryAfterMs ?? 0);
       this.#o.log.debug(
         { method: req.method, path: req.path, attempt: failures, delayMs, reason: attempt.error.reason },

@@ -135,7 +135,11 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
     };
   }
 
-  async #listAndWatch(signal: AbortSignal, policy: { initialMs: number; maxMs: number }, random: Random): Promise<void> {
+  async #listAndWatch(
+    signal: AbortSignal,
+    policy: { initialMs: number; maxMs: number },
+    random: Random,
+  ): Promise<void> {
     const { client, labelSelector } = this.#o;
     const selector = labelSelector === undefined ? {} : { labelSelector };
     const list = await client.list({ ...selector, signal });
@@ -169,7 +173,8 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
       const after = fresh.get(key);
       if (after === undefined) this.#emit('DELETED', before!, before);
       else if (before === undefined) this.#emit('ADDED', after, undefined);
-      else if (before.metadata.resourceVersion !== after.metadata.resourceVersion) this.#emit('MODIFIED', after, before);
+      else if (before.metadata.resourceVersion !== after.metadata.resourceVersion)
+        this.#emit('MODIFIED', after, before);
     }
     this.#markSynced();
   }

@@ -77,7 +77,11 @@ class LocalResourceClient<R extends Resource> implements ResourceClient<Resource
 
   async list(options: ListOptions = {}): Promise<ObjectList<ResourceTypes[R]>> {
     const { labelSelector, fieldSelector } = options;
-    const list = await this.#registry.list(this.#resource, { labelSelector, fieldSelector, namespace: this.#namespace });
+    const list = await this.#registry.list(this.#resource, {
+      labelSelector,
+      fieldSelector,
+      namespace: this.#namespace,
+    });
     return toList(this.#resource, list);
   }
 
@@ -95,7 +99,14 @@ class LocalResourceClient<R extends Resource> implements ResourceClient<Resource
 
   watch(request: WatchRequest): AsyncIterable<WatchEvent<ResourceTypes[R]>> {
     const { resourceVersion, labelSelector, fieldSelector, allowWatchBookmarks, signal } = request;
-    const options = { resourceVersion, labelSelector, fieldSelector, allowWatchBookmarks, signal, namespace: this.#namespace };
+    const options = {
+      resourceVersion,
+      labelSelector,
+      fieldSelector,
+      allowWatchBookmarks,
+      signal,
+      namespace: this.#namespace,
+    };
     return untilAborted(() => this.#registry.watch(this.#resource, options), signal);
   }
 }

@@ -37,17 +37,35 @@ export function parseWatchLine<T>(line: string, address: string): WatchEvent<T> 
   try {
     parsed = JSON.parse(line);
   } catch (err) {
-    throw new ShepherdError('InternalError', `the watch stream from ${address} sent a line that is not JSON: ${line.slice(0, 120)}`, undefined, {
-      cause: err,
-    });
+    throw new ShepherdError(
+      'InternalError',
+      `the watch stream from ${address} sent a line that is not JSON: ${line.slice(0, 120)}`,
+      undefined,
+      {
+        cause: err,
+      },
+    );
   }
   const ev = parsed as { type?: unknown; object?: unknown };
-  if (typeof ev !== 'object' || ev === null || typeof ev.type !== 'string' || !EVENT_TYPES.has(ev.type) || typeof ev.object !== 'object' || ev.object === null) {
-    throw new ShepherdError('InternalError', `the watch stream from ${address} sent something that is not a watch event: ${line.slice(0, 120)}`);
+  if (
+    typeof ev !== 'object' ||
+    ev === null ||
+    typeof ev.type !== 'string' ||
+    !EVENT_TYPES.has(ev.type) ||
+    typeof ev.object !== 'object' ||
+    ev.object === null
+  ) {
+    throw new ShepherdError(
+      'InternalError',
+      `the watch stream from ${address} sent something that is not a watch event: ${line.slice(0, 120)}`,
+    );
   }
   if (ev.type === 'ERROR') {
     if (isStatus(ev.object)) throw errorFromStatus(ev.object.reason, ev.object.message, ev.object.details);
-    throw new ShepherdError('InternalError', `the watch stream from ${address} sent an ERROR event without a Status: ${line.slice(0, 120)}`);
+    throw new ShepherdError(
+      'InternalError',
+      `the watch stream from ${address} sent an ERROR event without a Status: ${line.slice(0, 120)}`,
+    );
   }
   return ev as WatchEvent<T>;
 }

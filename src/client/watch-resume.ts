@@ -35,7 +35,10 @@ export interface WatchResumeOptions<T> {
 export function isTransientError(err: unknown): boolean {
   return (
     err instanceof ShepherdError &&
-    (err.reason === 'ServiceUnavailable' || err.reason === 'TooManyRequests' || err.reason === 'InternalError' || err.reason === 'Timeout')
+    (err.reason === 'ServiceUnavailable' ||
+      err.reason === 'TooManyRequests' ||
+      err.reason === 'InternalError' ||
+      err.reason === 'Timeout')
   );
 }
 
@@ -69,7 +72,11 @@ export async function* watchWithResume<T extends Versioned>(
     let progressed = false;
     let failure: unknown;
     try {
-      const request = { ...selectors(options), resourceVersion: rv, allowWatchBookmarks: options.allowWatchBookmarks ?? true };
+      const request = {
+        ...selectors(options),
+        resourceVersion: rv,
+        allowWatchBookmarks: options.allowWatchBookmarks ?? true,
+      };
       for await (const ev of client.watch(signal ? { ...request, signal } : request)) {
         progressed = true;
         rv = ev.object.metadata.resourceVersion;
@@ -91,7 +98,8 @@ export async function* watchWithResume<T extends Versioned>(
       continue;
     }
     if (failure !== undefined && !isTransientError(failure)) throw failure;
-    if (failure !== undefined) log.warn({ err: failure, resourceVersion: rv }, 'watch failed; resuming after a backoff');
+    if (failure !== undefined)
+      log.warn({ err: failure, resourceVersion: rv }, 'watch failed; resuming after a backoff');
     if (failure === undefined && progressed) {
       // A stream that delivered something and ended normally (server timeout): resume at once.
       backoff.reset();
@@ -147,7 +155,11 @@ function track<T>(known: Map<string, T>, keyOf: (obj: T) => string, ev: WatchEve
 }
 
 /** The events that turn `known` into `items`, in key order; updates `known`. */
-export function* diff<T extends Versioned>(known: Map<string, T>, keyOf: (obj: T) => string, items: T[]): Generator<WatchEvent<T>> {
+export function* diff<T extends Versioned>(
+  known: Map<string, T>,
+  keyOf: (obj: T) => string,
+  items: T[],
+): Generator<WatchEvent<T>> {
   const fresh = new Map(items.map((o) => [keyOf(o), o]));
   const keys = [...new Set([...known.keys(), ...fresh.keys()])].sort();
   for (const key of keys) {

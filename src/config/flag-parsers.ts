@@ -14,13 +14,15 @@ export function durationFlag(value: string): number {
 
 export function positiveNumberFlag(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a non-negative number');
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError('must be a non-negative number');
   return n;
 }
 
 export function fractionFlag(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1) throw new InvalidArgumentError('must be a number in (0, 1]');
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1)
+    throw new InvalidArgumentError('must be a number in (0, 1]');
   return n;
 }
 
@@ -32,7 +34,10 @@ export function intFlag(value: string): number {
 /** `k=v,k2=v2` (as --labels and --feature-gates take). */
 export function keyValueList(value: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     if (eq <= 0) throw new InvalidArgumentError(`"${part}" is not key=value`);
     out[part.slice(0, eq)] = part.slice(eq + 1);
@@ -42,7 +47,13 @@ export function keyValueList(value: string): Record<string, string> {
 
 /** Repeatable, comma-separated address list (`--api-addr a:1 --api-addr b:2` or `--api-addr a:1,b:2`). */
 export function collectAddresses(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
 }
 
 /** Splits `host:port` for listen addresses; `:9876` means all interfaces. */

@@ -40,23 +40,52 @@ export function buildShepherdCommand(version: string): Command {
     .helpOption('-h, --help', 'show this help')
     .allowExcessArguments(false)
     .addOption(new Option('--mode <mode>', 'what this process runs (see Modes below)').choices(MODES).default('server'))
-    .addOption(new Option('--log-level <level>', 'least severe log lines to print').choices(['debug', 'info', 'warn', 'error']).default('info'))
-    .addOption(new Option('--log-format <format>', 'log lines as readable text or as JSON objects (one a line)').choices(['json', 'text']).default('text'))
     .addOption(
-      new Option('--health-probe-bind-address <host:port>', 'agent/controller/fleet: serve /healthz, /readyz and /metrics here (off by default)'),
+      new Option('--log-level <level>', 'least severe log lines to print')
+        .choices(['debug', 'info', 'warn', 'error'])
+        .default('info'),
+    )
+    .addOption(
+      new Option('--log-format <format>', 'log lines as readable text or as JSON objects (one a line)')
+        .choices(['json', 'text'])
+        .default('text'),
+    )
+    .addOption(
+      new Option(
+        '--health-probe-bind-address <host:port>',
+        'agent/controller/fleet: serve /healthz, /readyz and /metrics here (off by default)',
+      ),
     );
 
   cmd.optionsGroup('Server (--mode server):');
   cmd
-    .addOption(new Option('--listen <host:port>', 'address the API listens on').default('127.0.0.1:9876').argParser((v) => (parseListen(v), v)))
-    .addOption(new Option('--db <path>', 'SQLite database file (created if missing)').default('./shepherd.db'))
-    .addOption(new Option('--event-ttl <duration>', 'how long Events are kept after their last occurrence').default(3_600_000, d(3_600_000)).argParser(durationFlag))
     .addOption(
-      new Option('--watch-history <duration>', 'change history kept for watch resumes (at least)').default(300_000, d(300_000)).argParser(durationFlag),
+      new Option('--listen <host:port>', 'address the API listens on')
+        .default('127.0.0.1:9876')
+        .argParser((v) => (parseListen(v), v)),
     )
-    .addOption(new Option('--no-controller', 'do not run the node lifecycle controller in this process (run --mode controller instead)'))
+    .addOption(new Option('--db <path>', 'SQLite database file (created if missing)').default('./shepherd.db'))
     .addOption(
-      new Option('--etcd-servers <urls>', 'store everything in etcd instead of SQLite (comma-separated http://host:port list)').argParser(collectAddresses),
+      new Option('--event-ttl <duration>', 'how long Events are kept after their last occurrence')
+        .default(3_600_000, d(3_600_000))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--watch-history <duration>', 'change history kept for watch resumes (at least)')
+        .default(300_000, d(300_000))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option(
+        '--no-controller',
+        'do not run the node lifecycle controller in this process (run --mode controller instead)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--etcd-servers <urls>',
+        'store everything in etcd instead of SQLite (comma-separated http://host:port list)',
+      ).argParser(collectAddresses),
     )
     .addOption(new Option('--etcd-prefix <prefix>', 'key prefix for shepherd objects in etcd').default('/shepherd'));
 
@@ -68,53 +97,106 @@ export function buildShepherdCommand(version: string): Command {
         'static bearer tokens, one `token,user,uid,"group1,group2"` a line; groups system:masters, system:viewers, system:nodes (user system:node:<name>). Without it: no authentication, loopback only',
       ),
     )
-    .addOption(new Option('--allow-unauthenticated', 'allow listening on a non-loopback address without --token-auth-file (anyone who reaches it can write)'))
-    .addOption(new Option('--tls-cert-file <file>', 'PEM certificate (chain) to serve https with; needs --tls-private-key-file'))
+    .addOption(
+      new Option(
+        '--allow-unauthenticated',
+        'allow listening on a non-loopback address without --token-auth-file (anyone who reaches it can write)',
+      ),
+    )
+    .addOption(
+      new Option('--tls-cert-file <file>', 'PEM certificate (chain) to serve https with; needs --tls-private-key-file'),
+    )
     .addOption(new Option('--tls-private-key-file <file>', 'PEM private key of --tls-cert-file'))
     .addOption(
-      new Option('--request-timeout <duration>', 'a client must send its whole request (headers and body) within this; watch streams are not cut by it')
+      new Option(
+        '--request-timeout <duration>',
+        'a client must send its whole request (headers and body) within this; watch streams are not cut by it',
+      )
         .default(60_000, d(60_000))
         .argParser(durationFlag),
     )
     .addOption(
-      new Option('--request-header-timeout <duration>', 'a client must send its request headers within this').default(10_000, d(10_000)).argParser(durationFlag),
+      new Option('--request-header-timeout <duration>', 'a client must send its request headers within this')
+        .default(10_000, d(10_000))
+        .argParser(durationFlag),
     )
     .addOption(
-      new Option('--rate-limit-node <qps/burst>', 'with --token-auth-file: requests per second (and burst) per node identity').default({ qps: 20, burst: 40 }, '20/40').argParser(rateFlag),
+      new Option(
+        '--rate-limit-node <qps/burst>',
+        'with --token-auth-file: requests per second (and burst) per node identity',
+      )
+        .default({ qps: 20, burst: 40 }, '20/40')
+        .argParser(rateFlag),
     )
     .addOption(
-      new Option('--rate-limit-user-reads <qps/burst>', 'with --token-auth-file: reads per second (and burst) per other user').default({ qps: 50, burst: 100 }, '50/100').argParser(rateFlag),
+      new Option(
+        '--rate-limit-user-reads <qps/burst>',
+        'with --token-auth-file: reads per second (and burst) per other user',
+      )
+        .default({ qps: 50, burst: 100 }, '50/100')
+        .argParser(rateFlag),
     )
     .addOption(
-      new Option('--rate-limit-user-writes <qps/burst>', 'with --token-auth-file: writes per second (and burst) per other user').default({ qps: 10, burst: 20 }, '10/20').argParser(rateFlag),
+      new Option(
+        '--rate-limit-user-writes <qps/burst>',
+        'with --token-auth-file: writes per second (and burst) per other user',
+      )
+        .default({ qps: 10, burst: 20 }, '10/20')
+        .argParser(rateFlag),
     )
     .addOption(
-      new Option('--rate-limit-masters <qps/burst>', 'with --token-auth-file: requests per second per system:masters user (the controller); 0 = unlimited')
+      new Option(
+        '--rate-limit-masters <qps/burst>',
+        'with --token-auth-file: requests per second per system:masters user (the controller); 0 = unlimited',
+      )
         .default({ qps: 0, burst: 0 }, '0 (unlimited)')
         .argParser(rateFlag),
     )
     .addOption(
-      new Option('--max-watches-per-user <n>', 'with --token-auth-file: open watch streams per user (429 beyond); 0 = unlimited').default(50).argParser(intFlag),
+      new Option(
+        '--max-watches-per-user <n>',
+        'with --token-auth-file: open watch streams per user (429 beyond); 0 = unlimited',
+      )
+        .default(50)
+        .argParser(intFlag),
     );
 
   cmd.optionsGroup('Leader election (--mode server|controller), kube-controller-manager names:');
   cmd
     .addOption(
-      new Option('--leader-elect [bool]', 'elect one node lifecycle controller among several (default: true with --etcd-servers, else false)').argParser(
-        (v) => {
+      new Option(
+        '--leader-elect [bool]',
+        'elect one node lifecycle controller among several (default: true with --etcd-servers, else false)',
+      )
+        .argParser((v) => {
           if (v !== 'true' && v !== 'false') throw new InvalidArgumentError('must be true or false');
           return v === 'true';
-        },
-      ).preset(true),
+        })
+        .preset(true),
     )
-    .addOption(new Option('--leader-elect-lease-duration <duration>', 'how long followers wait after the leader stops renewing').default(15_000, d(15_000)).argParser(durationFlag))
-    .addOption(new Option('--leader-elect-renew-deadline <duration>', 'the leader steps down if it cannot renew for this long').default(10_000, d(10_000)).argParser(durationFlag))
-    .addOption(new Option('--leader-elect-retry-period <duration>', 'between attempts to acquire or renew leadership').default(2_000, d(2_000)).argParser(durationFlag));
+    .addOption(
+      new Option('--leader-elect-lease-duration <duration>', 'how long followers wait after the leader stops renewing')
+        .default(15_000, d(15_000))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--leader-elect-renew-deadline <duration>', 'the leader steps down if it cannot renew for this long')
+        .default(10_000, d(10_000))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--leader-elect-retry-period <duration>', 'between attempts to acquire or renew leadership')
+        .default(2_000, d(2_000))
+        .argParser(durationFlag),
+    );
 
   cmd.optionsGroup('Clients (--mode agent|controller|fleet):');
   cmd
     .addOption(
-      new Option('--api-addr <address>', 'API server host:port or URL; repeat or comma-separate to fail over between servers')
+      new Option(
+        '--api-addr <address>',
+        'API server host:port or URL; repeat or comma-separate to fail over between servers',
+      )
         .env('SHEPHERD_API')
         .argParser(collectAddresses),
     )
@@ -127,68 +209,126 @@ export function buildShepherdCommand(version: string): Command {
     .addOption(new Option('--zone <zone>', 'value of the topology.kubernetes.io/zone label'))
     .addOption(new Option('--region <region>', 'value of the topology.kubernetes.io/region label'))
     .addOption(new Option('--labels <k=v,...>', 'extra node labels').argParser(keyValueList).default({}, 'none'))
-    .addOption(new Option('--lease-duration <duration>', 'Lease duration; renewed every quarter of it').default(40_000, d(40_000)).argParser(durationFlag))
     .addOption(
-      new Option('--node-status-update-frequency <duration>', 'how often node status is computed').default(10_000, d(10_000)).argParser(durationFlag),
+      new Option('--lease-duration <duration>', 'Lease duration; renewed every quarter of it')
+        .default(40_000, d(40_000))
+        .argParser(durationFlag),
     )
     .addOption(
-      new Option('--node-status-report-frequency <duration>', 'post unchanged status at least this often').default(300_000, d(300_000)).argParser(durationFlag),
+      new Option('--node-status-update-frequency <duration>', 'how often node status is computed')
+        .default(10_000, d(10_000))
+        .argParser(durationFlag),
     )
     .addOption(
-      new Option('--memory-pressure-threshold <fraction>', 'MemoryPressure=True when available memory falls below this fraction')
+      new Option('--node-status-report-frequency <duration>', 'post unchanged status at least this often')
+        .default(300_000, d(300_000))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option(
+        '--memory-pressure-threshold <fraction>',
+        'MemoryPressure=True when available memory falls below this fraction',
+      )
         .default(0.05)
         .argParser(fractionFlag),
     )
     .addOption(
-      new Option('--disk-pressure-threshold <fraction>', 'DiskPressure=True when free disk falls below this fraction').default(0.1).argParser(fractionFlag),
+      new Option('--disk-pressure-threshold <fraction>', 'DiskPressure=True when free disk falls below this fraction')
+        .default(0.1)
+        .argParser(fractionFlag),
     );
 
   cmd.optionsGroup('Node lifecycle controller (--mode server|controller), kube-controller-manager names:');
   cmd
-    .addOption(new Option('--node-monitor-period <duration>', 'time between node health passes').default(5_000, d(5_000)).argParser(durationFlag))
     .addOption(
-      new Option('--node-monitor-grace-period <duration>', 'silence after which a node with a Ready condition is marked Unknown')
+      new Option('--node-monitor-period <duration>', 'time between node health passes')
+        .default(5_000, d(5_000))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option(
+        '--node-monitor-grace-period <duration>',
+        'silence after which a node with a Ready condition is marked Unknown',
+      )
         .default(50_000, d(50_000))
         .argParser(durationFlag),
     )
     .addOption(
-      new Option('--node-startup-grace-period <duration>', 'grace for a node that never posted a Ready condition').default(60_000, d(60_000)).argParser(durationFlag),
+      new Option('--node-startup-grace-period <duration>', 'grace for a node that never posted a Ready condition')
+        .default(60_000, d(60_000))
+        .argParser(durationFlag),
     )
-    .addOption(new Option('--node-eviction-rate <nodes/s>', 'NoExecute taints per second per healthy zone').default(0.1).argParser(positiveNumberFlag))
     .addOption(
-      new Option('--secondary-node-eviction-rate <nodes/s>', 'taint rate in a partially disrupted zone larger than --large-cluster-size-threshold')
+      new Option('--node-eviction-rate <nodes/s>', 'NoExecute taints per second per healthy zone')
+        .default(0.1)
+        .argParser(positiveNumberFlag),
+    )
+    .addOption(
+      new Option(
+        '--secondary-node-eviction-rate <nodes/s>',
+        'taint rate in a partially disrupted zone larger than --large-cluster-size-threshold',
+      )
         .default(0.01)
         .argParser(positiveNumberFlag),
     )
     .addOption(
-      new Option('--large-cluster-size-threshold <nodes>', 'zones up to this size stop tainting when partially disrupted').default(50).argParser(intFlag),
+      new Option(
+        '--large-cluster-size-threshold <nodes>',
+        'zones up to this size stop tainting when partially disrupted',
+      )
+        .default(50)
+        .argParser(intFlag),
     )
     .addOption(
-      new Option('--unhealthy-zone-threshold <fraction>', 'not-ready fraction (and at least 3 nodes) that makes a zone PartialDisruption')
+      new Option(
+        '--unhealthy-zone-threshold <fraction>',
+        'not-ready fraction (and at least 3 nodes) that makes a zone PartialDisruption',
+      )
         .default(0.55)
         .argParser(fractionFlag),
     )
     .addOption(
-      new Option('--feature-gates <Gate=bool,...>', 'feature gates: NodeControllerLeaseCircuitBreaker (default true)').argParser(keyValueList).default({}, 'none'),
+      new Option('--feature-gates <Gate=bool,...>', 'feature gates: NodeControllerLeaseCircuitBreaker (default true)')
+        .argParser(keyValueList)
+        .default({}, 'none'),
     );
 
   cmd.optionsGroup('Fleet simulator (--mode fleet):');
   cmd
     .addOption(new Option('--nodes <n>', 'simulated agents').default(100).argParser(intFlag))
     .addOption(new Option('--zones <n>', 'zones the simulated nodes are spread over').default(2).argParser(intFlag))
-    .addOption(new Option('--scenario <name>', 'play a scripted story instead of free-running (none by default): rack-failure').choices(['rack-failure']))
-    .addOption(new Option('--node-prefix <prefix>', 'simulated node names are <prefix>-<zone>-<i>').default('fleet'))
-    .addOption(new Option('--start-rate <agents/s>', 'agent starts (registrations, restarts) per second').default(500).argParser(positiveNumberFlag))
-    .addOption(new Option('--report-interval <duration>', 'time between live report lines').default(5_000, d(5_000)).argParser(durationFlag))
-    .addOption(new Option('--duration <duration>', 'run this long, print the totals and exit (default: until signalled)').argParser(durationFlag))
     .addOption(
-      new Option('--stop <zone:fraction>', 'stop this share of a zone at start; repeatable (default: none)').argParser((v: string, p: string[] | undefined) => [
-        ...(p ?? []),
-        v,
-      ]),
+      new Option(
+        '--scenario <name>',
+        'play a scripted story instead of free-running (none by default): rack-failure',
+      ).choices(['rack-failure']),
+    )
+    .addOption(new Option('--node-prefix <prefix>', 'simulated node names are <prefix>-<zone>-<i>').default('fleet'))
+    .addOption(
+      new Option('--start-rate <agents/s>', 'agent starts (registrations, restarts) per second')
+        .default(500)
+        .argParser(positiveNumberFlag),
     )
     .addOption(
-      new Option('--step-timeout <duration>', 'with --scenario: the longest wait for one expected event').default(120_000, d(120_000)).argParser(durationFlag),
+      new Option('--report-interval <duration>', 'time between live report lines')
+        .default(5_000, d(5_000))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option(
+        '--duration <duration>',
+        'run this long, print the totals and exit (default: until signalled)',
+      ).argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--stop <zone:fraction>', 'stop this share of a zone at start; repeatable (default: none)').argParser(
+        (v: string, p: string[] | undefined) => [...(p ?? []), v],
+      ),
+    )
+    .addOption(
+      new Option('--step-timeout <duration>', 'with --scenario: the longest wait for one expected event')
+        .default(120_000, d(120_000))
+        .argParser(durationFlag),
     );
   return cmd;
 }
@@ -210,7 +350,8 @@ export interface FeatureGates {
 export function parseFeatureGates(raw: Record<string, string>): FeatureGates {
   const gates: FeatureGates = { NodeControllerLeaseCircuitBreaker: true };
   for (const [k, v] of Object.entries(raw)) {
-    if (k !== 'NodeControllerLeaseCircuitBreaker') throw new Error(`unknown feature gate "${k}": known gates are NodeControllerLeaseCircuitBreaker`);
+    if (k !== 'NodeControllerLeaseCircuitBreaker')
+      throw new Error(`unknown feature gate "${k}": known gates are NodeControllerLeaseCircuitBreaker`);
     if (v !== 'true' && v !== 'false') throw new Error(`feature gate ${k} must be true or false, not "${v}"`);
     gates[k] = v === 'true';
   }

@@ -53,14 +53,23 @@ export function validateLeaderElectionConfig(c: LeaderElectionConfig): void {
   const causes: { field: string; message: string }[] = [];
   if (!(c.retryPeriodMs > 0)) causes.push({ field: 'leader-elect-retry-period', message: 'must be greater than zero' });
   if (!(c.leaseDurationMs > c.renewDeadlineMs)) {
-    causes.push({ field: 'leader-elect-lease-duration', message: 'must be greater than --leader-elect-renew-deadline' });
+    causes.push({
+      field: 'leader-elect-lease-duration',
+      message: 'must be greater than --leader-elect-renew-deadline',
+    });
   }
   if (!(c.renewDeadlineMs > JITTER_FACTOR * c.retryPeriodMs)) {
-    causes.push({ field: 'leader-elect-renew-deadline', message: `must be greater than ${JITTER_FACTOR} × --leader-elect-retry-period` });
+    causes.push({
+      field: 'leader-elect-renew-deadline',
+      message: `must be greater than ${JITTER_FACTOR} × --leader-elect-retry-period`,
+    });
   }
   if (c.identity === '') causes.push({ field: 'identity', message: 'must not be empty' });
   if (causes.length > 0) {
-    throw new InvalidError(`invalid leader election settings: ${causes.map((x) => `--${x.field} ${x.message}`).join('; ')}`, causes);
+    throw new InvalidError(
+      `invalid leader election settings: ${causes.map((x) => `--${x.field} ${x.message}`).join('; ')}`,
+      causes,
+    );
   }
 }
 
@@ -109,8 +118,16 @@ export class LeaderElector {
         log.warn({ err, lease: this.leaseRef }, 'could not read the leader election lease; retrying');
         return false;
       }
-      const spec: LeaseSpec = { holderIdentity: config.identity, leaseDurationSeconds: durationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 };
-      return this.#write(() => this.#leases.create({ metadata: { name: this.#name, namespace: this.#namespace }, spec }, signalOpt(signal)));
+      const spec: LeaseSpec = {
+        holderIdentity: config.identity,
+        leaseDurationSeconds: durationSeconds,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: 0,
+      };
+      return this.#write(() =>
+        this.#leases.create({ metadata: { name: this.#name, namespace: this.#namespace }, spec }, signalOpt(signal)),
+      );
     }
     this.#observe(current);
     const held = current.spec.holderIdentity;
@@ -151,7 +168,8 @@ export class LeaderElector {
     } catch (err) {
       // Conflict / AlreadyExists: another candidate wrote first, the normal way to lose a race.
       const raced = isReason(err, 'Conflict') || isReason(err, 'AlreadyExists');
-      if (!raced && !isAbortError(err)) this.#deps.log.warn({ err, lease: this.leaseRef }, 'could not write the leader election lease; retrying');
+      if (!raced && !isAbortError(err))
+        this.#deps.log.warn({ err, lease: this.leaseRef }, 'could not write the leader election lease; retrying');
       return false;
     }
   }
@@ -213,11 +231,16 @@ export async function runLeaderElection(
     }
   })();
   const outcome = await renewLoop(elector, deps, AbortSignal.any([signal, crashed.signal]));
-  if (outcome === 'lost') log.error({ lease: elector.leaseRef }, `leader election lost: no renewal succeeded within ${config.renewDeadlineMs} ms`);
+  if (outcome === 'lost')
+    log.error(
+      { lease: elector.leaseRef },
+      `leader election lost: no renewal succeeded within ${config.renewDeadlineMs} ms`,
+    );
   leading.abort();
   await started;
   // Release only after the leader work has stopped writing, so the successor never overlaps with it.
-  if (outcome === 'stopped') await withDeadline(clock, config.renewDeadlineMs, undefined, (s) => elector.release(s), false);
+  if (outcome === 'stopped')
+    await withDeadline(clock, config.renewDeadlineMs, undefined, (s) => elector.release(s), false);
   callbacks.onStoppedLeading();
 }
 
@@ -236,7 +259,11 @@ async function acquire(elector: LeaderElector, deps: LeaderElectionDeps, signal:
 }
 
 /** client-go renew(): each round retries every retryPeriod until it succeeds or renewDeadline has passed. */
-async function renewLoop(elector: LeaderElector, deps: LeaderElectionDeps, signal: AbortSignal): Promise<'lost' | 'stopped'> {
+async function renewLoop(
+  elector: LeaderElector,
+  deps: LeaderElectionDeps,
+  signal: AbortSignal,
+): Promise<'lost' | 'stopped'> {
   const { clock, config } = deps;
   for (;;) {
     try {
@@ -260,7 +287,13 @@ async function renewLoop(elector: LeaderElector, deps: LeaderElectionDeps, signa
 }
 
 /** Runs fn with a signal that aborts after `ms` (on `clock`) or with `parent`; answers `fallback` on timeout. */
-async function withDeadline<T>(clock: Clock, ms: number, parent: AbortSignal | undefined, fn: (s: AbortSignal) => Promise<T>, fallback: T): Promise<T> {
+async function withDeadline<T>(
+  clock: Clock,
+  ms: number,
+  parent: AbortSignal | undefined,
+  fn: (s: AbortSignal) => Promise<T>,
+  fallback: T,
+): Promise<T> {
   const call = new AbortController();
   const timer = new AbortController();
   const onAbort = (): void => call.abort();

@@ -36,10 +36,13 @@ export const systemClock: Clock = {
         clearTimeout(timer);
         reject(abortError(signal));
       };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      const timer = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };

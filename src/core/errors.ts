@@ -153,7 +153,10 @@ export function errorFromStatus(reason: StatusReason, message: string, details?:
     case 'TooManyRequests':
       return new TooManyRequestsError(message, details?.retryAfterSeconds ?? 1);
     case 'ServiceUnavailable':
-      return new ServiceUnavailableError(message, details?.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: details.retryAfterSeconds });
+      return new ServiceUnavailableError(
+        message,
+        details?.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: details.retryAfterSeconds },
+      );
     case 'InternalError':
       return new InternalError(message);
     default:

@@ -18,4 +18,3 @@ export const LeaseInputSchema = z.strictObject({
   spec: LeaseSpecSchema,
 });
 export type LeaseInput = z.infer<typeof LeaseInputSchema>;
-

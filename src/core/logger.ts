@@ -29,7 +29,10 @@ export interface RecordedLine {
   obj: Record<string, unknown>;
 }
 
-export function recordingLogger(lines: RecordedLine[] = [], bindings: Record<string, unknown> = {}): Logger & { lines: RecordedLine[] } {
+export function recordingLogger(
+  lines: RecordedLine[] = [],
+  bindings: Record<string, unknown> = {},
+): Logger & { lines: RecordedLine[] } {
   const at =
     (level: RecordedLine['level']): LogFn =>
     (a: object | string, b?: string) => {

@@ -42,4 +42,3 @@ export function labelValueProblem(value: string): string | undefined {
   }
   return undefined;
 }
-

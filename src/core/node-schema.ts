@@ -37,7 +37,10 @@ export const NodeStatusSchema = z.strictObject({
   nodeInfo: z
     .strictObject({ agentVersion: z.string(), hostname: z.string(), os: z.string(), arch: z.string() })
     .optional(),
-  addresses: z.array(z.strictObject({ type: z.string(), address: z.string() })).max(32).optional(),
+  addresses: z
+    .array(z.strictObject({ type: z.string(), address: z.string() }))
+    .max(32)
+    .optional(),
   podCount: z.number().int().nonnegative().optional(),
 });
 export type NodeStatus = z.infer<typeof NodeStatusSchema>;
@@ -50,4 +53,3 @@ export const NodeInputSchema = z.strictObject({
   status: NodeStatusSchema.optional(),
 });
 export type NodeInput = z.infer<typeof NodeInputSchema>;
-

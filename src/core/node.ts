@@ -1,5 +1,13 @@
 import type { ObjectMeta } from './meta.js';
-import type { TaintEffect, Taint, ConditionStatus, NodeCondition, NodeSpec, NodeStatus, NodeInput } from './node-schema.js';
+import type {
+  TaintEffect,
+  Taint,
+  ConditionStatus,
+  NodeCondition,
+  NodeSpec,
+  NodeStatus,
+  NodeInput,
+} from './node-schema.js';
 
 // Types only (erased at run time): clients such as the agent use Node without loading zod.
 export type { TaintEffect, Taint, ConditionStatus, NodeCondition, NodeSpec, NodeStatus, NodeInput };

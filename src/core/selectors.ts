@@ -84,7 +84,9 @@ export function parseFieldSelector(selector: string | undefined): FieldRequireme
   return selector.split(',').map((part) => {
     const m = /^\s*([A-Za-z0-9_.]+)\s*(==|=|!=)\s*(.*?)\s*$/.exec(part);
     if (!m) {
-      throw new BadRequestError(`unable to parse field selector "${selector}": use path=value or path!=value, comma separated`);
+      throw new BadRequestError(
+        `unable to parse field selector "${selector}": use path=value or path!=value, comma separated`,
+      );
     }
     return { path: (m[1] as string).split('.'), op: m[2] === '!=' ? 'neq' : 'eq', value: m[3] as string };
   });
@@ -93,7 +95,8 @@ export function parseFieldSelector(selector: string | undefined): FieldRequireme
 export function matchesFields(reqs: FieldRequirement[], obj: unknown): boolean {
   for (const r of reqs) {
     let cur: unknown = obj;
-    for (const p of r.path) cur = typeof cur === 'object' && cur !== null ? (cur as Record<string, unknown>)[p] : undefined;
+    for (const p of r.path)
+      cur = typeof cur === 'object' && cur !== null ? (cur as Record<string, unknown>)[p] : undefined;
     const s = cur === undefined || cur === null ? '' : String(cur);
     if (r.op === 'eq' ? s !== r.value : s === r.value) return false;
   }

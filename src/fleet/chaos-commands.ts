@@ -15,7 +15,7 @@ export type ChaosCommand =
 export const CHAOS_HELP = [
   'commands (one a line on stdin):',
   '  stop ZONE FRACTION     stop renewing on FRACTION (0..1) of ZONE: afterwards at least that share is stopped',
-  '  resume ZONE [FRACTION] restart FRACTION of ZONE\'s stopped agents (default: all of them)',
+  "  resume ZONE [FRACTION] restart FRACTION of ZONE's stopped agents (default: all of them)",
   '  cut ZONE | cut all     stop a whole zone (a rack switch or zone link dies) or every agent',
   '  restore                restart every stopped agent',
   '  status                 print the live report now',
@@ -39,11 +39,15 @@ function zoneArg(word: string | undefined, command: string): string {
 
 /** One stdin line → a command; undefined for a blank line or a # comment; throws one sentence when malformed. */
 export function parseChaosCommand(line: string): ChaosCommand | undefined {
-  const words = line.trim().split(/\s+/).filter((w) => w !== '');
+  const words = line
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   const [verb, a, b] = words;
   if (verb === undefined || verb.startsWith('#')) return undefined;
   const extra = (max: number): void => {
-    if (words.length > max) throw new Error(`too many words after "${verb}": ${words.slice(max).join(' ')}; type "help" for the syntax`);
+    if (words.length > max)
+      throw new Error(`too many words after "${verb}": ${words.slice(max).join(' ')}; type "help" for the syntax`);
   };
   switch (verb.toLowerCase()) {
     case 'stop':

@@ -46,13 +46,18 @@ export function formatReport(r: ReportInput): string {
       : `server: Ready ${r.server.True} Unknown ${r.server.Unknown} NotReady ${r.server.False} no-status ${r.server.None} tainted ${r.server.tainted}`,
     `wrongly Unknown ${r.wrongUnknown}`,
   ];
-  const log = r.agentLog.warn + r.agentLog.error > 0 ? `\n    agent log: ${r.agentLog.warn} warn, ${r.agentLog.error} error; last: ${r.agentLog.last ?? ''}` : '';
+  const log =
+    r.agentLog.warn + r.agentLog.error > 0
+      ? `\n    agent log: ${r.agentLog.warn} warn, ${r.agentLog.error} error; last: ${r.agentLog.last ?? ''}`
+      : '';
   return parts.join(' | ') + log;
 }
 
 /** Per-zone lines for `status`. */
 export function formatZones(fleet: ZoneCounts[]): string {
-  return fleet.map((z) => `    ${z.zone}: ${z.running}/${z.nodes} running, ${z.queued} starting, ${z.stopped} stopped`).join('\n');
+  return fleet
+    .map((z) => `    ${z.zone}: ${z.running}/${z.nodes} running, ${z.queued} starting, ${z.stopped} stopped`)
+    .join('\n');
 }
 
 export interface Totals {
@@ -70,7 +75,14 @@ export interface Totals {
   serverReady: number | undefined;
 }
 
-export function totalsOf(stats: RequestStats, seconds: number, wrongUnknown: number, examples: string[], running: number, serverReady: number | undefined): Totals {
+export function totalsOf(
+  stats: RequestStats,
+  seconds: number,
+  wrongUnknown: number,
+  examples: string[],
+  running: number,
+  serverReady: number | undefined,
+): Totals {
   const lat = stats.renewalLatency;
   const round = (v: number): number => Math.round(v * 100) / 100;
   return {

@@ -52,7 +52,10 @@ export function zoneName(i: number): string {
 export function planZones(nodes: number, zones: number): Array<{ name: string; nodes: number }> {
   if (!Number.isInteger(nodes) || nodes < 0) throw new Error(`--nodes must be a whole number, not ${nodes}`);
   if (!Number.isInteger(zones) || zones < 1) throw new Error(`--zones must be at least 1, not ${zones}`);
-  return Array.from({ length: zones }, (_, i) => ({ name: zoneName(i), nodes: Math.floor(nodes / zones) + (i < nodes % zones ? 1 : 0) }));
+  return Array.from({ length: zones }, (_, i) => ({
+    name: zoneName(i),
+    nodes: Math.floor(nodes / zones) + (i < nodes % zones ? 1 : 0),
+  }));
 }
 
 export function nodeName(prefix: string, zone: string, index: number): string {
@@ -112,7 +115,8 @@ export class Fleet {
   /** Members of a zone in index order; throws a one-sentence error for an unknown zone. */
   zone(zone: string): SimulatedNode[] {
     const members = this.#byZone.get(zone);
-    if (members === undefined) throw new Error(`no zone "${zone}" in this fleet; zones are ${this.zoneNames().join(', ')}`);
+    if (members === undefined)
+      throw new Error(`no zone "${zone}" in this fleet; zones are ${this.zoneNames().join(', ')}`);
     return members;
   }
 

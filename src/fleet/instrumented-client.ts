@@ -107,7 +107,9 @@ export function instrumentClient(inner: ApiClient, stats: ClientStats, clock: Cl
   return {
     nodes,
     leases: (namespace?: string) =>
-      namespace === undefined || namespace === NODE_LEASE_NAMESPACE ? nodeLeases : countedResource(inner.leases(namespace), stats),
+      namespace === undefined || namespace === NODE_LEASE_NAMESPACE
+        ? nodeLeases
+        : countedResource(inner.leases(namespace), stats),
     events: countedResource(inner.events, stats),
     zones: countedResource(inner.zones, stats),
     version: (o) => inner.version(o),

@@ -18,7 +18,11 @@ export type NodeChange = (name: string, before: NodeView | undefined, after: Nod
 
 export function viewOf(node: Node): NodeView {
   const noExecute = (node.spec.taints ?? []).filter((t) => t.effect === 'NoExecute').map((t) => `${t.key}:${t.effect}`);
-  return { ready: readyCondition(node)?.status ?? 'None', zone: zoneKeyOf(node.metadata.labels), noExecute: noExecute.sort() };
+  return {
+    ready: readyCondition(node)?.status ?? 'None',
+    zone: zoneKeyOf(node.metadata.labels),
+    noExecute: noExecute.sort(),
+  };
 }
 
 export interface StateCounts {

@@ -63,41 +63,75 @@ export class RackFailure {
     const { timeline: t } = this.#d;
     t.line('step 0: start 60 agents in us-east-1a and 60 in us-east-1b');
     this.#d.fleet.startNodes(this.#d.fleet.nodes);
-    await this.#expect(signal, 'all 120 nodes Ready and both zones Normal', () => this.#down(ZONE_A) + this.#down(ZONE_B) === 0 && this.#allCountedReady());
+    await this.#expect(
+      signal,
+      'all 120 nodes Ready and both zones Normal',
+      () => this.#down(ZONE_A) + this.#down(ZONE_B) === 0 && this.#allCountedReady(),
+    );
 
     this.#printing = true;
     for (const z of [ZONE_A, ZONE_B]) t.zoneChanged(z, undefined, this.#zone(z));
     t.line('step 1: a rack in us-east-1a dies: 6 of 60 nodes stop (fleet-us-east-1a-17..22)');
     const mark1 = t.elapsedMs();
     this.#stop(ZONE_A, range(17, 22));
-    await this.#firstTwoTaints(signal, mark1, range(17, 22).map((i) => this.#name(ZONE_A, i)));
+    await this.#firstTwoTaints(
+      signal,
+      mark1,
+      range(17, 22).map((i) => this.#name(ZONE_A, i)),
+    );
     this.#check('both zones still Normal with 6 of 60 down', this.#zonesAre('Normal', 'Normal'));
 
     t.line('step 2: the failure spreads: 36 of 60 nodes in us-east-1a down');
     this.#stop(ZONE_A, range(23, 52));
-    await this.#expect(signal, 'us-east-1a PartialDisruption at the secondary rate', () => this.#zone(ZONE_A)?.state === 'PartialDisruption');
+    await this.#expect(
+      signal,
+      'us-east-1a PartialDisruption at the secondary rate',
+      () => this.#zone(ZONE_A)?.state === 'PartialDisruption',
+    );
     await this.#slowTaint(signal, ZONE_A, t.elapsedMs());
 
     t.line('step 3: us-east-1b goes dark too: all 120 nodes down');
     const down3 = this.#d.clock.monotonic();
     this.#stop(ZONE_A, range(0, 59));
     this.#stop(ZONE_B, range(0, 59));
-    await this.#expect(signal, 'master disruption: both zones FullDisruption', () => this.#zonesAre('FullDisruption', 'FullDisruption') && this.#master());
-    await this.#expect(signal, 'every NoExecute taint lifted (fleet-us-east-1a-17 included)', () => this.#taintedCount() === 0);
+    await this.#expect(
+      signal,
+      'master disruption: both zones FullDisruption',
+      () => this.#zonesAre('FullDisruption', 'FullDisruption') && this.#master(),
+    );
+    await this.#expect(
+      signal,
+      'every NoExecute taint lifted (fleet-us-east-1a-17 included)',
+      () => this.#taintedCount() === 0,
+    );
     // Down for at least one lease duration, so returning agents adopt their expired leases at once instead of
     // first watching them for a renew interval (registration's duplicate-holder check): zones come back together.
     await this.#d.clock.sleep(Math.max(0, down3 + this.#o.leaseDurationMs - this.#d.clock.monotonic()), signal);
 
     t.line('step 4: us-east-1b comes back but 4 (fleet-us-east-1b-17..20); us-east-1a back to 36 of 60 down');
     const mark4 = t.elapsedMs();
-    this.#start(ZONE_B, range(0, 59).filter((i) => i < 17 || i > 20));
-    this.#start(ZONE_A, range(0, 59).filter((i) => i < 17 || i > 52));
+    this.#start(
+      ZONE_B,
+      range(0, 59).filter((i) => i < 17 || i > 20),
+    );
+    this.#start(
+      ZONE_A,
+      range(0, 59).filter((i) => i < 17 || i > 52),
+    );
     await this.#expect(signal, 'master disruption off', () => !this.#master());
-    await this.#expect(signal, 'us-east-1b Normal, us-east-1a PartialDisruption', () => this.#zonesAre('PartialDisruption', 'Normal'));
+    await this.#expect(signal, 'us-east-1b Normal, us-east-1a PartialDisruption', () =>
+      this.#zonesAre('PartialDisruption', 'Normal'),
+    );
     const back = t.elapsedMs();
-    await this.#expect(signal, 'us-east-1b tainted again at the normal rate', () => this.#firstTaint(ZONE_B, mark4) !== undefined);
+    await this.#expect(
+      signal,
+      'us-east-1b tainted again at the normal rate',
+      () => this.#firstTaint(ZONE_B, mark4) !== undefined,
+    );
     await this.#slowTaint(signal, ZONE_A, back);
-    t.line(`rack-failure done: ${this.#missed === 0 ? 'every expectation met' : `${this.#missed} expectation(s) missed`}`);
+    t.line(
+      `rack-failure done: ${this.#missed === 0 ? 'every expectation met' : `${this.#missed} expectation(s) missed`}`,
+    );
     return this.#missed;
   }
 
@@ -130,7 +164,9 @@ export class RackFailure {
 
   /** The controller has counted every node Ready in a pass (Zone objects trail the nodes by up to one pass). */
   #allCountedReady(): boolean {
-    return [ZONE_A, ZONE_B].every((z) => this.#zone(z)?.state === 'Normal' && this.#zone(z)?.notReady === 0 && this.#zone(z)?.nodes === 60);
+    return [ZONE_A, ZONE_B].every(
+      (z) => this.#zone(z)?.state === 'Normal' && this.#zone(z)?.notReady === 0 && this.#zone(z)?.nodes === 60,
+    );
   }
 
   #master(): boolean {
@@ -156,17 +192,27 @@ export class RackFailure {
    * first: what must hold is that only the rack is tainted, one token (1/rate) apart.
    */
   async #firstTwoTaints(signal: AbortSignal, sinceMs: number, rack: string[]): Promise<void> {
-    await this.#expect(signal, 'a first NoExecute taint in us-east-1a', () => this.#taintedSince(ZONE_A, sinceMs).length >= 1);
+    await this.#expect(
+      signal,
+      'a first NoExecute taint in us-east-1a',
+      () => this.#taintedSince(ZONE_A, sinceMs).length >= 1,
+    );
     const [first] = this.#taintedSince(ZONE_A, sinceMs);
     if (first === undefined) return;
-    this.#check(`the first taint is on the dead rack (${first.name}), at once: the zone's bucket starts full`, rack.includes(first.name));
+    this.#check(
+      `the first taint is on the dead rack (${first.name}), at once: the zone's bucket starts full`,
+      rack.includes(first.name),
+    );
     await this.#expect(signal, 'a second taint in us-east-1a', () => this.#taintedSince(ZONE_A, sinceMs).length >= 2);
     const second = this.#taintedSince(ZONE_A, sinceMs)[1];
     const rate = this.#zone(ZONE_A)?.evictionRate ?? 0;
     if (second === undefined || rate <= 0) return;
     const gapS = (second.atMs - first.atMs) / 1000;
     // Observed through a watch on a pass period: allow half a token of slack, never less than half a token.
-    this.#check(`the second (${second.name}) ${gapS.toFixed(1)}s later: one token at ${rate}/s`, rack.includes(second.name) && gapS >= 0.5 / rate);
+    this.#check(
+      `the second (${second.name}) ${gapS.toFixed(1)}s later: one token at ${rate}/s`,
+      rack.includes(second.name) && gapS >= 0.5 / rate,
+    );
   }
 
   #firstTaint(zone: string, sinceMs: number): TaintSeen | undefined {

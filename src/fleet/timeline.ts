@@ -47,11 +47,17 @@ export class Timeline {
   zoneChanged(name: string, before: ZoneView | undefined, after: ZoneView | undefined): void {
     if (after === undefined) return;
     if (before === undefined || before.state !== after.state || before.evictionRate !== after.evictionRate) {
-      this.line(`zone ${name} ${after.state} rate ${rate(after.evictionRate)} (${after.notReady}/${after.nodes} not ready)`);
+      this.line(
+        `zone ${name} ${after.state} rate ${rate(after.evictionRate)} (${after.notReady}/${after.nodes} not ready)`,
+      );
     }
     if (after.masterDisruption !== this.#master) {
       this.#master = after.masterDisruption;
-      this.line(after.masterDisruption ? 'master disruption on: every zone is down, NoExecute taints are lifted' : 'master disruption off: rates restored, every node gets a fresh grace');
+      this.line(
+        after.masterDisruption
+          ? 'master disruption on: every zone is down, NoExecute taints are lifted'
+          : 'master disruption off: rates restored, every node gets a fresh grace',
+      );
     }
   }
 }

@@ -44,7 +44,12 @@ export class ZoneWatch {
     while (!signal.aborted) {
       try {
         // No resourceVersion: the server first sends an ADDED for every zone, then live changes.
-        const events = watchWithResume(this.#deps.client.zones, { allowWatchBookmarks: true, signal, clock: this.#deps.clock, log: this.#deps.log });
+        const events = watchWithResume(this.#deps.client.zones, {
+          allowWatchBookmarks: true,
+          signal,
+          clock: this.#deps.clock,
+          log: this.#deps.log,
+        });
         for await (const ev of events) {
           if (ev.type === 'BOOKMARK') continue;
           this.#set(ev.object.metadata.name, ev.type === 'DELETED' ? undefined : zoneViewOf(ev.object));

@@ -14,7 +14,9 @@ import { createLogger } from './logging.js';
 export type Opts = Record<string, unknown>;
 
 export function loggerFrom(opts: Opts, component: string): PinoLogger {
-  return createLogger({ level: opts.logLevel as string, format: opts.logFormat as 'json' | 'text' }).child({ component });
+  return createLogger({ level: opts.logLevel as string, format: opts.logFormat as 'json' | 'text' }).child({
+    component,
+  });
 }
 
 export function asLogger(l: PinoLogger): Logger {

@@ -24,10 +24,25 @@ export function textLine(line: string): string {
  * One pino logger per process. Tokens never reach a log line: the Authorization header and any `token` field
  * are redacted wherever they appear.
  */
-export function createLogger(options: { level: string; format: 'json' | 'text'; destination?: NodeJS.WritableStream }): PinoLogger {
+export function createLogger(options: {
+  level: string;
+  format: 'json' | 'text';
+  destination?: NodeJS.WritableStream;
+}): PinoLogger {
   const out = options.destination ?? process.stderr;
-  const redact = { paths: ['req.headers.authorization', 'headers.authorization', '*.headers.authorization', 'err.config.headers.authorization', 'token', '*.token'], censor: '[redacted]' };
-  if (options.format === 'json') return pino({ level: options.level, redact, base: { pid: process.pid } }, out as never);
+  const redact = {
+    paths: [
+      'req.headers.authorization',
+      'headers.authorization',
+      '*.headers.authorization',
+      'err.config.headers.authorization',
+      'token',
+      '*.token',
+    ],
+    censor: '[redacted]',
+  };
+  if (options.format === 'json')
+    return pino({ level: options.level, redact, base: { pid: process.pid } }, out as never);
   let pending = '';
   const dest = new Writable({
     write(chunk: Buffer, _enc, cb) {

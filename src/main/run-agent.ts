@@ -13,7 +13,8 @@ export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<num
   const problem = nameProblem(nodeName);
   if (problem) throw new Error(`--node-name "${nodeName}" is not a valid node name: ${problem}`);
   const leaseMs = opts.leaseDuration as number;
-  if (leaseMs < 1000 || leaseMs % 1000 !== 0) throw new Error('--lease-duration must be a whole number of seconds, at least 1s');
+  if (leaseMs < 1000 || leaseMs % 1000 !== 0)
+    throw new Error('--lease-duration must be a whole number of seconds, at least 1s');
   const log = asLogger(loggerFrom(opts, 'agent')).child({ node: nodeName });
   // The agent has its own retry loops (5 attempts a round, 200ms→7s backoff): the client must not retry too.
   const client = httpClientFrom(opts, log, { maxAttempts: 1 });
@@ -36,7 +37,10 @@ export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<num
       version: VERSION,
     },
   });
-  const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, { ready: () => agent.stats().renewals > 0, log });
+  const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, {
+    ready: () => agent.stats().renewals > 0,
+    log,
+  });
   log.info({ apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], leaseDurationSeconds: leaseMs / 1000 }, 'agent starting');
   try {
     await agent.run(signal);

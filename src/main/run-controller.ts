@@ -8,7 +8,11 @@ import type { Node } from '../core/node.js';
 import { systemRandom } from '../core/random.js';
 import type { NodeLifecycleConfig } from '../controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../controller/node-lifecycle/node-lifecycle-controller.js';
-import { runLeaderElection, validateLeaderElectionConfig, type LeaderElectionConfig } from '../controller/leader-election.js';
+import {
+  runLeaderElection,
+  validateLeaderElectionConfig,
+  type LeaderElectionConfig,
+} from '../controller/leader-election.js';
 import { asLogger, controllerConfigFrom, httpClientFrom, loggerFrom, processIdentity, type Opts } from './common.js';
 import { serveProbes } from './probe-server.js';
 
@@ -26,7 +30,14 @@ export async function runNodeLifecycle(deps: {
   onSynced?: () => void;
 }): Promise<void> {
   const { client, log, signal } = deps;
-  const nodes = new Informer<Node>({ client: client.nodes, clock: systemClock, log: log.child({ informer: 'nodes' }), random: systemRandom, keyOf: (n) => n.metadata.name, name: 'nodes' });
+  const nodes = new Informer<Node>({
+    client: client.nodes,
+    clock: systemClock,
+    log: log.child({ informer: 'nodes' }),
+    random: systemRandom,
+    keyOf: (n) => n.metadata.name,
+    name: 'nodes',
+  });
   const leases = new Informer<Lease>({
     client: client.leases(),
     clock: systemClock,
@@ -47,7 +58,10 @@ export async function runNodeLifecycle(deps: {
     config: deps.config,
     identity: deps.identity,
   });
-  await Promise.all([nodes.waitForSync(signal), leases.waitForSync(signal)]).then(() => deps.onSynced?.(), () => undefined);
+  await Promise.all([nodes.waitForSync(signal), leases.waitForSync(signal)]).then(
+    () => deps.onSynced?.(),
+    () => undefined,
+  );
   await controller.run(signal);
   await informers;
 }
@@ -69,7 +83,13 @@ export function leaderElectionConfigFrom(opts: Opts): LeaderElectionConfig {
  * only while leading; campaigns again after losing it. Every term starts a fresh controller, so a new leader
  * gives every node a fresh grace period and a failover never marks nodes dead.
  */
-export async function runElected(opts: Opts, client: ApiClient, log: Logger, run: (signal: AbortSignal) => Promise<void>, signal: AbortSignal): Promise<void> {
+export async function runElected(
+  opts: Opts,
+  client: ApiClient,
+  log: Logger,
+  run: (signal: AbortSignal) => Promise<void>,
+  signal: AbortSignal,
+): Promise<void> {
   const config = leaderElectionConfigFrom(opts);
   while (!signal.aborted) {
     await runLeaderElection(
@@ -79,7 +99,8 @@ export async function runElected(opts: Opts, client: ApiClient, log: Logger, run
           log.info({ identity: config.identity }, 'became the leader: starting the node lifecycle controller');
           await run(leading);
         },
-        onStoppedLeading: () => log.info({ identity: config.identity }, 'stopped leading: node lifecycle controller stopped'),
+        onStoppedLeading: () =>
+          log.info({ identity: config.identity }, 'stopped leading: node lifecycle controller stopped'),
         onNewLeader: (id) => {
           if (id !== config.identity) log.info({ leader: id }, 'another process leads the node lifecycle controller');
         },

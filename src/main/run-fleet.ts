@@ -19,7 +19,14 @@ import { serveProbes } from './probe-server.js';
 import { VERSION } from './version.js';
 
 /** Fleet flags the shared config may not define yet: read defensively, with the defaults documented in --help. */
-function extraOpts(opts: Opts): { prefix: string; startRate: number; reportMs: number; durationMs: number | undefined; stepTimeoutMs: number; stops: string[] } {
+function extraOpts(opts: Opts): {
+  prefix: string;
+  startRate: number;
+  reportMs: number;
+  durationMs: number | undefined;
+  stepTimeoutMs: number;
+  stops: string[];
+} {
   const num = (v: unknown, d: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : d);
   return {
     prefix: typeof opts.nodePrefix === 'string' ? opts.nodePrefix : 'fleet',
@@ -33,9 +40,11 @@ function extraOpts(opts: Opts): { prefix: string; startRate: number; reportMs: n
 
 function fleetConfig(opts: Opts, extra: ReturnType<typeof extraOpts>): FleetConfig {
   const leaseMs = opts.leaseDuration as number;
-  if (leaseMs < 1000 || leaseMs % 1000 !== 0) throw new Error('--lease-duration must be a whole number of seconds, at least 1s');
+  if (leaseMs < 1000 || leaseMs % 1000 !== 0)
+    throw new Error('--lease-duration must be a whole number of seconds, at least 1s');
   return {
-    zones: opts.scenario === 'rack-failure' ? RACK_FAILURE_ZONES : planZones(opts.nodes as number, opts.zones as number),
+    zones:
+      opts.scenario === 'rack-failure' ? RACK_FAILURE_ZONES : planZones(opts.nodes as number, opts.zones as number),
     prefix: extra.prefix,
     startRatePerSecond: extra.startRate,
     agent: {
@@ -86,7 +95,11 @@ function reporter(p: Parts, print: (s: string) => void): { report(): void; mark(
       const now = clock.monotonic();
       const running = p.fleet.counts().reduce((a, z) => a + z.running, 0);
       const ready = p.nodes.synced ? p.nodes.counts().True : undefined;
-      print(formatTotals(totalsOf(p.stats.total, (now - markStart) / 1000, p.audit.total, p.audit.examples, running, ready)));
+      print(
+        formatTotals(
+          totalsOf(p.stats.total, (now - markStart) / 1000, p.audit.total, p.audit.examples, running, ready),
+        ),
+      );
       p.stats.total.reset();
       p.audit.resetTotal();
       markStart = now;
@@ -118,12 +131,9 @@ function buildParts(opts: Opts, log: Logger, extra: ReturnType<typeof extraOpts>
   const client = instrumentClient(raw, stats, systemClock);
   const verbose = opts.logLevel === 'debug';
   const tally = new AgentLogTally(verbose ? log : undefined);
-  let fleet: Fleet | undefined;
-  const audit = new UnknownAudit((name) => {
-    const node = fleet?.get(name);
-    return node !== undefined && node.state === 'running';
-  });
-  fleet = new Fleet(fleetConfig(opts, extra), {
+  // The audit asks the fleet about a node only once events flow, after the fleet below exists.
+  const audit: UnknownAudit = new UnknownAudit((name) => fleet.get(name)?.state === 'running');
+  const fleet: Fleet = new Fleet(fleetConfig(opts, extra), {
     client,
     clock: systemClock,
     random: systemRandom,
@@ -148,20 +158,35 @@ export async function runFleetMode(opts: Opts, signal: AbortSignal): Promise<num
   const life = new AbortController();
   const end = (): void => life.abort();
   signal.addEventListener('abort', end, { once: true });
-  const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, { ready: () => nodes.synced, log });
+  const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, {
+    ready: () => nodes.synced,
+    log,
+  });
   if (probes) registerGauges(probes.metrics, parts);
   const rep = reporter(parts, print);
   const stopInput = readCommands(
-    (cmd) => applyChaos(cmd, { fleet, print, status: () => (rep.report(), print(formatZones(fleet.counts()))), mark: rep.mark, quit: end }),
+    (cmd) =>
+      applyChaos(cmd, {
+        fleet,
+        print,
+        status: () => (rep.report(), print(formatZones(fleet.counts()))),
+        mark: rep.mark,
+        quit: end,
+      }),
     print,
   );
   const watches = [nodes.run(life.signal), zones.run(life.signal)];
   const total = fleet.nodes.length;
-  log.info({ apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], nodes: total, zones: fleet.zoneNames(), startRate: extra.startRate }, `fleet of ${total} simulated agents starting`);
+  log.info(
+    { apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], nodes: total, zones: fleet.zoneNames(), startRate: extra.startRate },
+    `fleet of ${total} simulated agents starting`,
+  );
   try {
-    if (opts.scenario === 'rack-failure') return await playScenario(parts, extra, opts.leaseDuration as number, life.signal);
+    if (opts.scenario === 'rack-failure')
+      return await playScenario(parts, extra, opts.leaseDuration as number, life.signal);
     fleet.startNodes(fleet.nodes);
-    for (const cmd of stops) applyChaos(cmd, { fleet, print, status: () => undefined, mark: () => undefined, quit: end });
+    for (const cmd of stops)
+      applyChaos(cmd, { fleet, print, status: () => undefined, mark: () => undefined, quit: end });
     await runUntilDone(life.signal, extra, rep.report);
     rep.mark();
     return 0;
@@ -176,11 +201,19 @@ export async function runFleetMode(opts: Opts, signal: AbortSignal): Promise<num
   }
 }
 
-async function playScenario(parts: Parts, extra: ReturnType<typeof extraOpts>, leaseMs: number, signal: AbortSignal): Promise<number> {
+async function playScenario(
+  parts: Parts,
+  extra: ReturnType<typeof extraOpts>,
+  leaseMs: number,
+  signal: AbortSignal,
+): Promise<number> {
   const print = (s: string): void => void process.stdout.write(`${s}\n`);
   const timeline = new Timeline(systemClock, print);
   const options = { stepTimeoutMs: extra.stepTimeoutMs, leaseDurationMs: leaseMs };
-  const story = new RackFailure({ fleet: parts.fleet, nodes: parts.nodes, zones: parts.zones, timeline, clock: systemClock }, options);
+  const story = new RackFailure(
+    { fleet: parts.fleet, nodes: parts.nodes, zones: parts.zones, timeline, clock: systemClock },
+    options,
+  );
   try {
     return (await story.play(signal)) === 0 ? 0 : 1;
   } catch (err) {
@@ -189,7 +222,11 @@ async function playScenario(parts: Parts, extra: ReturnType<typeof extraOpts>, l
   }
 }
 
-async function runUntilDone(signal: AbortSignal, extra: ReturnType<typeof extraOpts>, report: () => void): Promise<void> {
+async function runUntilDone(
+  signal: AbortSignal,
+  extra: ReturnType<typeof extraOpts>,
+  report: () => void,
+): Promise<void> {
   const clock = systemClock;
   const until = extra.durationMs === undefined ? Number.POSITIVE_INFINITY : clock.monotonic() + extra.durationMs;
   while (!signal.aborted && clock.monotonic() < until) {
@@ -204,10 +241,23 @@ async function runUntilDone(signal: AbortSignal, extra: ReturnType<typeof extraO
 
 function registerGauges(registry: Registry, p: Parts): void {
   const gauge = (name: string, help: string, value: () => number): void => {
-    new Gauge({ name, help, registers: [registry], collect() { this.set(value()); } });
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(value());
+      },
+    });
   };
-  gauge('shepherd_fleet_agents_running', 'Simulated agents renewing now.', () => p.fleet.counts().reduce((a, z) => a + z.running, 0));
+  gauge('shepherd_fleet_agents_running', 'Simulated agents renewing now.', () =>
+    p.fleet.counts().reduce((a, z) => a + z.running, 0),
+  );
   gauge('shepherd_fleet_agents', 'Simulated agents in this fleet.', () => p.fleet.nodes.length);
-  gauge('shepherd_fleet_wrongly_unknown_total', 'Running nodes the server marked Ready=Unknown since the last mark.', () => p.audit.total);
+  gauge(
+    'shepherd_fleet_wrongly_unknown_total',
+    'Running nodes the server marked Ready=Unknown since the last mark.',
+    () => p.audit.total,
+  );
   gauge('shepherd_fleet_renewals_total', 'Lease renewals since the last mark.', () => p.stats.total.renewals);
 }

@@ -48,7 +48,10 @@ function readFlagFile(flag: string, path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read ${flag} ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}; check the path and its permissions`, { cause: err });
+    throw new Error(
+      `cannot read ${flag} ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}; check the path and its permissions`,
+      { cause: err },
+    );
   }
 }
 
@@ -71,15 +74,19 @@ export function serverSecurityFrom(opts: Opts, listen: { host: string; port: num
   const where = `${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`;
   const loopback = isLoopbackHost(listen.host);
   if (tokenFile === undefined && !loopback && opts.allowUnauthenticated !== true) {
-    throw new Error(`refusing to serve an unauthenticated API on ${where}: give --token-auth-file, or --allow-unauthenticated if you really mean it`);
+    throw new Error(
+      `refusing to serve an unauthenticated API on ${where}: give --token-auth-file, or --allow-unauthenticated if you really mean it`,
+    );
   }
-  const tls = certFile !== undefined && keyFile !== undefined
-    ? { cert: readFlagFile('--tls-cert-file', certFile), key: readFlagFile('--tls-private-key-file', keyFile) }
-    : undefined;
+  const tls =
+    certFile !== undefined && keyFile !== undefined
+      ? { cert: readFlagFile('--tls-cert-file', certFile), key: readFlagFile('--tls-private-key-file', keyFile) }
+      : undefined;
   let auth: AuthConfig | undefined;
   if (tokenFile !== undefined) {
     const entries = parseTokenFile(readFlagFile('--token-auth-file', tokenFile), `--token-auth-file ${tokenFile}`);
-    if (entries.length === 0) throw new Error(`--token-auth-file ${tokenFile} holds no tokens: add lines token,user,uid,"group1,group2"`);
+    if (entries.length === 0)
+      throw new Error(`--token-auth-file ${tokenFile} holds no tokens: add lines token,user,uid,"group1,group2"`);
     auth = {
       authenticator: new TokenAuthenticator(entries),
       rateLimits: {
@@ -91,10 +98,16 @@ export function serverSecurityFrom(opts: Opts, listen: { host: string; port: num
       maxWatchesPerUser: opts.maxWatchesPerUser as number,
     };
     if (tls === undefined && !loopback) {
-      log.warn({ listen: where }, `serving bearer tokens over plain HTTP on ${where}: anyone on the network path can read them; give --tls-cert-file and --tls-private-key-file`);
+      log.warn(
+        { listen: where },
+        `serving bearer tokens over plain HTTP on ${where}: anyone on the network path can read them; give --tls-cert-file and --tls-private-key-file`,
+      );
     }
   } else if (!loopback) {
-    log.warn({ listen: where }, `serving an unauthenticated API on ${where} (--allow-unauthenticated): anyone who can reach it can write`);
+    log.warn(
+      { listen: where },
+      `serving an unauthenticated API on ${where} (--allow-unauthenticated): anyone who can reach it can write`,
+    );
   }
   return { auth, tls };
 }
@@ -104,7 +117,10 @@ export function serverSecurityFrom(opts: Opts, listen: { host: string; port: num
  * never carried a request (undici opens spare ones). In-flight requests get a moment to finish; then every
  * connection is closed so shutdown cannot hang on an idle client.
  */
-async function closeApi(app: { close(): Promise<unknown>; server: { closeAllConnections(): void } }, graceMs = 2000): Promise<void> {
+async function closeApi(
+  app: { close(): Promise<unknown>; server: { closeAllConnections(): void } },
+  graceMs = 2000,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const force = new Promise<void>((res) => {
     timer = setTimeout(() => {
@@ -129,7 +145,8 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
   const listen = parseListen(opts.listen as string);
   const controllerConfig = opts.controller === false ? undefined : controllerConfigFrom(opts);
   const security = serverSecurityFrom(opts, listen, log);
-  const mayElect = opts.leaderElect === true || (opts.leaderElect === undefined && (opts.etcdServers as string[] | undefined)?.length);
+  const mayElect =
+    opts.leaderElect === true || (opts.leaderElect === undefined && (opts.etcdServers as string[] | undefined)?.length);
   if (controllerConfig && mayElect) leaderElectionConfigFrom(opts);
   const metrics = new ApiMetrics();
   const { store, where } = await openStore(opts, log, metrics);
@@ -145,38 +162,65 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
     metrics,
     ...(security.auth ? { auth: security.auth } : {}),
     ...(security.tls ? { tls: security.tls } : {}),
-    timeouts: { requestTimeoutMs: opts.requestTimeout as number, headersTimeoutMs: opts.requestHeaderTimeout as number },
+    timeouts: {
+      requestTimeoutMs: opts.requestTimeout as number,
+      headersTimeoutMs: opts.requestHeaderTimeout as number,
+    },
   });
   const background: Promise<unknown>[] = [];
   const stop = new AbortController();
   try {
     const address = await api.app.listen({ host: listen.host, port: listen.port });
-    process.stdout.write(`shepherd server listening on ${address} (${where}, storage ${store.kind}, version ${VERSION})\n`);
+    process.stdout.write(
+      `shepherd server listening on ${address} (${where}, storage ${store.kind}, version ${VERSION})\n`,
+    );
     log.info(
-      { address, storage: store.kind, where, authentication: security.auth ? `${security.auth.authenticator.size} tokens` : 'off', tls: security.tls !== undefined },
+      {
+        address,
+        storage: store.kind,
+        where,
+        authentication: security.auth ? `${security.auth.authenticator.size} tokens` : 'off',
+        tls: security.tls !== undefined,
+      },
       'shepherd server started',
     );
 
-    background.push(startEventGc({ registry, clock: systemClock, ttlMs: opts.eventTtl as number, log, signal: stop.signal }));
+    background.push(
+      startEventGc({ registry, clock: systemClock, ttlMs: opts.eventTtl as number, log, signal: stop.signal }),
+    );
     if (controllerConfig) {
       const client = new LocalApiClient({ registry });
       const controllerLog = log.child({ component: 'node-lifecycle-controller' });
       const run = (signal: AbortSignal): Promise<void> =>
-        runNodeLifecycle({ client, config: controllerConfig, log: controllerLog, metrics: metrics.register, identity: processIdentity(), signal });
+        runNodeLifecycle({
+          client,
+          config: controllerConfig,
+          log: controllerLog,
+          metrics: metrics.register,
+          identity: processIdentity(),
+          signal,
+        });
       background.push(
-        (leaderElect ? runElected(opts, client, controllerLog, run, stop.signal) : run(stop.signal)).catch((err: unknown) => {
-          if (!isAbortError(err)) log.error({ err }, 'node lifecycle controller stopped with an error');
-        }),
+        (leaderElect ? runElected(opts, client, controllerLog, run, stop.signal) : run(stop.signal)).catch(
+          (err: unknown) => {
+            if (!isAbortError(err)) log.error({ err }, 'node lifecycle controller stopped with an error');
+          },
+        ),
       );
     } else {
-      log.info('node lifecycle controller disabled (--no-controller): run `shepherd --mode controller` against this server');
+      log.info(
+        'node lifecycle controller disabled (--no-controller): run `shepherd --mode controller` against this server',
+      );
     }
 
     await new Promise<void>((res) => {
       if (signal.aborted) res();
       else signal.addEventListener('abort', () => res(), { once: true });
     });
-    log.info({ reason: String(signal.reason) }, 'shutting down: readiness off, stopping the controller, ending watches');
+    log.info(
+      { reason: String(signal.reason) },
+      'shutting down: readiness off, stopping the controller, ending watches',
+    );
     api.markNotReady();
     stop.abort();
     await Promise.allSettled(background);

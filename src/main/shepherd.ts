@@ -7,10 +7,12 @@ import { VERSION } from './version.js';
  * gracefully; a second one exits at once. Returns the exit code (bin/shepherd sets it).
  */
 export async function main(argv: string[]): Promise<number> {
-  const cmd = buildShepherdCommand(VERSION).exitOverride().configureOutput({
-    writeErr: (s) => process.stderr.write(s),
-    writeOut: (s) => process.stdout.write(s),
-  });
+  const cmd = buildShepherdCommand(VERSION)
+    .exitOverride()
+    .configureOutput({
+      writeErr: (s) => process.stderr.write(s),
+      writeOut: (s) => process.stdout.write(s),
+    });
   try {
     cmd.parse(argv, { from: 'user' });
   } catch (err) {

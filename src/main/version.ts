@@ -16,4 +16,6 @@ function findPackageRoot(): string {
 }
 
 export const PACKAGE_ROOT = findPackageRoot();
-export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;

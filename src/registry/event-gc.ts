@@ -20,7 +20,11 @@ export interface EventGcDeps {
  * Deletes every Event whose lastTimestamp is older than the TTL; answers how many it deleted. Each delete
  * carries the resourceVersion it judged, so an Event folded meanwhile (fresh lastTimestamp) survives.
  */
-export async function collectExpiredEvents(registry: Registry, clock: Clock, ttlMs: number = DEFAULT_EVENT_TTL_MS): Promise<number> {
+export async function collectExpiredEvents(
+  registry: Registry,
+  clock: Clock,
+  ttlMs: number = DEFAULT_EVENT_TTL_MS,
+): Promise<number> {
   const cutoff = clock.now() - ttlMs;
   const { items } = await registry.events.list();
   let deleted = 0;

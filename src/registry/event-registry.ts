@@ -37,7 +37,13 @@ function namePrefix(name: string): string {
  * index and works across servers sharing one store (Kubernetes' EventCorrelator keeps an LRU per process).
  */
 export function foldedEventName(input: Pick<EventInput, 'involvedObject' | 'reason' | 'type' | 'message'>): string {
-  const tuple = JSON.stringify([input.involvedObject.kind, input.involvedObject.name, input.reason, input.type, input.message]);
+  const tuple = JSON.stringify([
+    input.involvedObject.kind,
+    input.involvedObject.name,
+    input.reason,
+    input.type,
+    input.message,
+  ]);
   const hash = createHash('sha256').update(tuple).digest('hex').slice(0, HASH_CHARS);
   return `${namePrefix(input.involvedObject.name)}.${hash}`;
 }
@@ -149,6 +155,10 @@ export class EventRegistry {
         if (!isRetryable(err)) throw err;
       }
     }
-    throw new ConflictError('events', name, `Event "${name}" is being folded by too many writers at once; retry the request`);
+    throw new ConflictError(
+      'events',
+      name,
+      `Event "${name}" is being folded by too many writers at once; retry the request`,
+    );
   }
 }

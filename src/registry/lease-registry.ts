@@ -67,12 +67,18 @@ export class LeaseRegistry {
     const input = parseBody(LeaseInputSchema, body, KIND, { update: true });
     checkName(KIND, name, input.metadata.name);
     checkNamespace(namespace, input);
-    return replaceObject(this.#ctx, 'leases', leaseKey(namespace, name), input.metadata.resourceVersion as string, (current) => ({
-      apiVersion: 'coordination/v1',
-      kind: 'Lease',
-      metadata: replacedMeta(current.metadata, input.metadata) as Lease['metadata'],
-      spec: input.spec,
-    }));
+    return replaceObject(
+      this.#ctx,
+      'leases',
+      leaseKey(namespace, name),
+      input.metadata.resourceVersion as string,
+      (current) => ({
+        apiVersion: 'coordination/v1',
+        kind: 'Lease',
+        metadata: replacedMeta(current.metadata, input.metadata) as Lease['metadata'],
+        spec: input.spec,
+      }),
+    );
   }
 
   delete(namespace: string, name: string, options?: DeleteOptions): Promise<Lease> {

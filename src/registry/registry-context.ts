@@ -64,7 +64,10 @@ export function compileFilter(options: ListOptions): ObjectFilter {
   };
 }
 
-export function matchesFilter(filter: ObjectFilter, obj: { metadata: { labels?: Record<string, string>; namespace?: string } }): boolean {
+export function matchesFilter(
+  filter: ObjectFilter,
+  obj: { metadata: { labels?: Record<string, string>; namespace?: string } },
+): boolean {
   if (filter.namespace !== undefined && obj.metadata.namespace !== filter.namespace) return false;
   return matchesLabels(filter.labels, obj.metadata.labels) && matchesFields(filter.fields, obj);
 }
@@ -77,14 +80,18 @@ export async function listObjects<R extends Resource>(
   const filter = compileFilter(options);
   const prefix = filter.namespace === undefined ? undefined : `${filter.namespace}/`;
   const { items, revision } = await ctx.store.list(resource, prefix === undefined ? {} : { prefix });
-  const matching = filter.labels.length === 0 && filter.fields.length === 0 && filter.namespace === undefined
-    ? items
-    : items.filter((o) => matchesFilter(filter, o));
+  const matching =
+    filter.labels.length === 0 && filter.fields.length === 0 && filter.namespace === undefined
+      ? items
+      : items.filter((o) => matchesFilter(filter, o));
   return { items: matching, resourceVersion: String(revision) };
 }
 
 /** Server-set metadata of a new object: uid and creationTimestamp; client-sent uid/resourceVersion are ignored. */
-export function newMeta(ctx: RegistryContext, input: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }): ObjectMeta {
+export function newMeta(
+  ctx: RegistryContext,
+  input: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> },
+): ObjectMeta {
   const meta: ObjectMeta = {
     name: input.name,
     uid: ctx.random.uuid(),

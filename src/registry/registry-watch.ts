@@ -1,7 +1,13 @@
 import { BadRequestError } from '../core/errors.js';
 import { KIND_OF, type Resource, type ResourceTypes } from '../core/kinds.js';
 import { parseRevision, type WatchOptions } from '../store/store.js';
-import { compileFilter, matchesFilter, type ListOptions, type ObjectFilter, type RegistryContext } from './registry-context.js';
+import {
+  compileFilter,
+  matchesFilter,
+  type ListOptions,
+  type ObjectFilter,
+  type RegistryContext,
+} from './registry-context.js';
 
 export interface BookmarkObject {
   kind: string;
@@ -10,8 +16,7 @@ export interface BookmarkObject {
 }
 
 export type RegistryWatchEvent<T> =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T }
-  | { type: 'BOOKMARK'; object: BookmarkObject };
+  { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T } | { type: 'BOOKMARK'; object: BookmarkObject };
 
 export interface RegistryWatchOptions extends ListOptions {
   /** Changes after this resourceVersion; undefined, "" or "0" first sends an ADDED for every current object. */
@@ -43,10 +48,18 @@ export function watchObjects<R extends Resource>(
   if (rv !== undefined && rv !== '' && rv !== '0') {
     from = parseRevision(rv);
     if (Number.isNaN(from)) {
-      throw new BadRequestError(`resourceVersion "${rv}" is not a decimal revision: pass the resourceVersion of a list or an object`);
+      throw new BadRequestError(
+        `resourceVersion "${rv}" is not a decimal revision: pass the resourceVersion of a list or an object`,
+      );
     }
   }
-  const plan: WatchPlan = { resource, filter, from, bookmarks: options.allowWatchBookmarks === true, signal: options.signal };
+  const plan: WatchPlan = {
+    resource,
+    filter,
+    from,
+    bookmarks: options.allowWatchBookmarks === true,
+    signal: options.signal,
+  };
   return streamEvents(ctx, plan) as AsyncIterable<RegistryWatchEvent<ResourceTypes[R]>>;
 }
 

@@ -4,7 +4,13 @@ import type { Store } from '../store/store.js';
 import { EventRegistry } from './event-registry.js';
 import { LeaseRegistry } from './lease-registry.js';
 import { NodeRegistry } from './node-registry.js';
-import { listObjects, type ListOptions, type ListResponse, type RegistryContext, type RegistryDeps } from './registry-context.js';
+import {
+  listObjects,
+  type ListOptions,
+  type ListResponse,
+  type RegistryContext,
+  type RegistryDeps,
+} from './registry-context.js';
 import { watchObjects, type RegistryWatchEvent, type RegistryWatchOptions } from './registry-watch.js';
 import { ZoneRegistry } from './zone-registry.js';
 
@@ -44,7 +50,10 @@ export class Registry {
   }
 
   /** Throws BadRequestError at once for a bad selector or resourceVersion; the iterator throws GoneError. */
-  watch<R extends Resource>(resource: R, options?: RegistryWatchOptions): AsyncIterable<RegistryWatchEvent<ResourceTypes[R]>> {
+  watch<R extends Resource>(
+    resource: R,
+    options?: RegistryWatchOptions,
+  ): AsyncIterable<RegistryWatchEvent<ResourceTypes[R]>> {
     return watchObjects(this.#ctx, resource, resource === 'leases' ? options : { ...options, namespace: undefined });
   }
 }

@@ -53,7 +53,12 @@ export interface ParseOptions {
  * Validates a client body against a core input schema, once. Every problem (zod issues and, for updates, a
  * missing resourceVersion) is reported together as one 422 Invalid with `details.causes`.
  */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown, kind: string, options?: ParseOptions): z.output<S> {
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  kind: string,
+  options?: ParseOptions,
+): z.output<S> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new BadRequestError(`the request body must be a JSON object describing a ${kind}`);
   }
@@ -61,7 +66,8 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, kind: s
   const causes = result.success ? [] : issuesToCauses(result.error.issues);
   if (options?.update) {
     const meta = (body as Record<string, unknown>)['metadata'];
-    const rv = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['resourceVersion'] : undefined;
+    const rv =
+      typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['resourceVersion'] : undefined;
     if (rv === undefined || rv === '') {
       causes.push({ field: 'metadata.resourceVersion', message: 'must be specified for an update' });
     }

@@ -45,7 +45,12 @@ export class ZoneRegistry {
 
   async create(body: unknown): Promise<Zone> {
     const input = parseZone(body, false);
-    const zone: Zone = { apiVersion: 'v1', kind: 'Zone', metadata: newMeta(this.#ctx, input.metadata), status: input.status };
+    const zone: Zone = {
+      apiVersion: 'v1',
+      kind: 'Zone',
+      metadata: newMeta(this.#ctx, input.metadata),
+      status: input.status,
+    };
     return this.#ctx.store.create('zones', zone);
   }
 

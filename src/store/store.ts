@@ -21,16 +21,28 @@ export interface Store {
    * Replaces the object whose key is derived from `obj`, only if its current resourceVersion equals
    * `expectedResourceVersion`. Throws ConflictError when stale, NotFoundError when absent.
    */
-  update<R extends Resource>(resource: R, obj: ResourceTypes[R], expectedResourceVersion: string): Promise<ResourceTypes[R]>;
+  update<R extends Resource>(
+    resource: R,
+    obj: ResourceTypes[R],
+    expectedResourceVersion: string,
+  ): Promise<ResourceTypes[R]>;
   /** Deletes and returns the last state (with the deletion's resourceVersion). Throws NotFound / Conflict. */
-  delete<R extends Resource>(resource: R, key: string, options?: { expectedResourceVersion?: string }): Promise<ResourceTypes[R]>;
+  delete<R extends Resource>(
+    resource: R,
+    key: string,
+    options?: { expectedResourceVersion?: string },
+  ): Promise<ResourceTypes[R]>;
   /**
    * Every change of `resource` with revision > fromRevision, in revision order, none twice, none skipped.
    * Fails with GoneError (thrown from the iterator) when fromRevision is older than the kept history.
    * With `progressIntervalMs`, yields a BOOKMARK carrying the newest revision whenever the stream was idle
    * that long: every change up to that revision has been delivered before it.
    */
-  watch<R extends Resource>(resource: R, fromRevision: number, options?: WatchOptions): AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+  watch<R extends Resource>(
+    resource: R,
+    fromRevision: number,
+    options?: WatchOptions,
+  ): AsyncIterable<StoreEvent<ResourceTypes[R]>>;
   /** The newest revision the store has committed. */
   currentRevision(): Promise<number>;
   /** Oldest revision a watch can resume from (watch(from) needs from >= compactedRevision). */
@@ -51,8 +63,7 @@ export interface WatchOptions {
 }
 
 export type StoreEvent<T = AnyObject> =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; revision: number }
-  | { type: 'BOOKMARK'; revision: number };
+  { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; revision: number } | { type: 'BOOKMARK'; revision: number };
 
 /** Parses a resourceVersion string to a revision number; NaN when it is not a decimal integer. */
 export function parseRevision(rv: string | undefined): number {

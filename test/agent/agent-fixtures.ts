@@ -17,7 +17,10 @@ export class FakeHost implements HostProbe {
     hostname: 'host-1',
     os: 'linux',
     arch: 'amd64',
-    addresses: [{ type: 'InternalIP', address: '10.0.0.1' }, { type: 'Hostname', address: 'host-1' }],
+    addresses: [
+      { type: 'InternalIP', address: '10.0.0.1' },
+      { type: 'Hostname', address: 'host-1' },
+    ],
   };
   mem: MemoryReading = { availableBytes: 8e9, totalBytes: 16e9 };
   diskReading: DiskReading | Error = { freeBytes: 500e9, totalBytes: 1000e9 };
@@ -58,5 +61,7 @@ export function fakes(): { clock: FakeClock; client: FakeApiClient } {
 
 /** What HttpApiClient throws when the server is down (client/network-errors.ts). */
 export function unreachable(): Error {
-  return new ServiceUnavailableError('cannot reach the shepherd API at http://127.0.0.1:9876: connection refused (is the server running, and is the address right?)');
+  return new ServiceUnavailableError(
+    'cannot reach the shepherd API at http://127.0.0.1:9876: connection refused (is the server running, and is the address right?)',
+  );
 }

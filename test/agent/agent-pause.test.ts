@@ -10,9 +10,20 @@ import { fakes, fixedRandom } from './agent-fixtures.js';
 // renewal gap longer than the lease duration forces one, like a recovery from an outage does.
 it('a renewal gap longer than the lease duration forces a status post; a normal gap does not', async () => {
   const { clock, client } = fakes();
-  const lease = client.put<Lease>('leases', { ...newNodeLease('node-1', 40, clock.now()), apiVersion: 'coordination/v1', kind: 'Lease' } as Lease);
+  const lease = client.put<Lease>('leases', {
+    ...newNodeLease('node-1', 40, clock.now()),
+    apiVersion: 'coordination/v1',
+    kind: 'Lease',
+  } as Lease);
   let forced = 0;
-  const renewer = new LeaseRenewer({ client, clock, random: fixedRandom(0), log: recordingLogger(), config: { nodeName: 'node-1', leaseDurationSeconds: 40 }, onRecovered: () => forced++ });
+  const renewer = new LeaseRenewer({
+    client,
+    clock,
+    random: fixedRandom(0),
+    log: recordingLogger(),
+    config: { nodeName: 'node-1', leaseDurationSeconds: 40 },
+    onRecovered: () => forced++,
+  });
   renewer.adopt(lease);
   const signal = new AbortController().signal;
   await renewer.sync(signal);

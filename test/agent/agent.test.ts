@@ -77,10 +77,18 @@ describe('Agent', () => {
     const t = setup();
     const renew = (): void => {
       const l = newNodeLease('node-1', 40, t.clock.now());
-      t.client.put('leases', { ...l, apiVersion: 'coordination/v1', kind: 'Lease', spec: { ...l.spec, holderIdentity: 'other' } } as Lease);
+      t.client.put('leases', {
+        ...l,
+        apiVersion: 'coordination/v1',
+        kind: 'Lease',
+        spec: { ...l.spec, holderIdentity: 'other' },
+      } as Lease);
     };
     renew();
-    const settled = t.agent.run(new AbortController().signal).then(() => undefined, (e: unknown) => e);
+    const settled = t.agent.run(new AbortController().signal).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await t.clock.advance(5_000);
     renew();
     await t.clock.advance(observeWindowMs(40));
@@ -97,7 +105,10 @@ describe('defaultNodeName', () => {
   });
 
   it('refuses a host name the API would refuse, saying what to do', () => {
-    assert.throws(() => defaultNodeName('my_host'), /the host name "my_host" is not a valid node name .*pass --node-name/);
+    assert.throws(
+      () => defaultNodeName('my_host'),
+      /the host name "my_host" is not a valid node name .*pass --node-name/,
+    );
     assert.throws(() => defaultNodeName(''), /pass --node-name/);
   });
 });
@@ -109,6 +120,16 @@ describe('validateAgentConfig', () => {
     assert.throws(() => validateAgentConfig(agentConfig({ labels: { 'bad key!': 'x' } })), /--labels bad key!=x/);
     assert.throws(() => validateAgentConfig(agentConfig({ zone: 'has space' })), /--zone "has space"/);
     assert.throws(() => validateAgentConfig(agentConfig({ leaseDurationSeconds: 0.5 })), /--lease-duration/);
-    assert.throws(() => new Agent({ client: fakes().client, clock: fakes().clock, random: fixedRandom(0), log: silentLogger, config: agentConfig({ nodeName: '' }) }), /invalid agent configuration/);
+    assert.throws(
+      () =>
+        new Agent({
+          client: fakes().client,
+          clock: fakes().clock,
+          random: fixedRandom(0),
+          log: silentLogger,
+          config: agentConfig({ nodeName: '' }),
+        }),
+      /invalid agent configuration/,
+    );
   });
 });

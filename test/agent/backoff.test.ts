@@ -75,18 +75,32 @@ describe('retryForever', () => {
     );
     await clock.advance(10_000);
     await done;
-    assert.deepEqual(log.lines.map((l) => l.obj.reason ?? 'recovered'), ['ServiceUnavailable', 'Forbidden', 'recovered']);
+    assert.deepEqual(
+      log.lines.map((l) => l.obj.reason ?? 'recovered'),
+      ['ServiceUnavailable', 'Forbidden', 'recovered'],
+    );
   });
 
   it('stops at a fatal error and when the signal aborts', async () => {
     const clock = new FakeClock();
     const fatal = new Error('duplicate');
     await assert.rejects(
-      retryForever(async () => Promise.reject(fatal), { clock, log: recordingLogger(), signal: new AbortController().signal, what: 'x', isFatal: (e) => e === fatal }),
+      retryForever(async () => Promise.reject(fatal), {
+        clock,
+        log: recordingLogger(),
+        signal: new AbortController().signal,
+        what: 'x',
+        isFatal: (e) => e === fatal,
+      }),
       (e) => e === fatal,
     );
     const ac = new AbortController();
-    const looping = retryForever(async () => Promise.reject(unreachable()), { clock, log: recordingLogger(), signal: ac.signal, what: 'x' });
+    const looping = retryForever(async () => Promise.reject(unreachable()), {
+      clock,
+      log: recordingLogger(),
+      signal: ac.signal,
+      what: 'x',
+    });
     await clock.advance(1000);
     ac.abort();
     await assert.rejects(looping, { name: 'AbortError' });

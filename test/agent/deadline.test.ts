@@ -16,7 +16,10 @@ describe('withDeadline', () => {
     const settled = withDeadline(clock, new AbortController().signal, 10_000, 'lease update', (s) => {
       seen = s;
       return new Promise<never>(() => {});
-    }).then(() => undefined, (e: unknown) => e);
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await clock.advance(9_999);
     assert.equal(seen?.aborted, false);
     await clock.advance(1);
@@ -29,7 +32,10 @@ describe('withDeadline', () => {
   it('aborts the call when the parent signal aborts (shutdown)', async () => {
     const clock = new FakeClock();
     const parent = new AbortController();
-    const settled = withDeadline(clock, parent.signal, 10_000, 'x', () => new Promise<never>(() => {})).then(() => undefined, (e: unknown) => e);
+    const settled = withDeadline(clock, parent.signal, 10_000, 'x', () => new Promise<never>(() => {})).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     parent.abort();
     assert.equal(((await settled) as Error).name, 'AbortError');
     assert.equal(clock.pendingSleepers, 0);

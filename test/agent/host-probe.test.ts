@@ -4,7 +4,14 @@ import { describe, it } from 'node:test';
 import { goArch, hostAddresses, systemHostProbe } from '../../src/agent/host-probe.js';
 
 const iface = (address: string, internal: boolean, family: 'IPv4' | 'IPv6' = 'IPv4'): os.NetworkInterfaceInfo =>
-  ({ address, netmask: '255.0.0.0', family, mac: '00:00:00:00:00:00', internal, cidr: null }) as os.NetworkInterfaceInfo;
+  ({
+    address,
+    netmask: '255.0.0.0',
+    family,
+    mac: '00:00:00:00:00:00',
+    internal,
+    cidr: null,
+  }) as os.NetworkInterfaceInfo;
 
 describe('hostAddresses', () => {
   it('reports the first non-internal IPv4 (by interface name) as InternalIP, and the host name', () => {
@@ -13,7 +20,10 @@ describe('hostAddresses', () => {
       eth1: [iface('10.0.0.2', false)],
       eth0: [iface('fe80::1', false, 'IPv6'), iface('10.0.0.1', false)],
     });
-    assert.deepEqual(addrs, [{ type: 'InternalIP', address: '10.0.0.1' }, { type: 'Hostname', address: 'h1' }]);
+    assert.deepEqual(addrs, [
+      { type: 'InternalIP', address: '10.0.0.1' },
+      { type: 'Hostname', address: 'h1' },
+    ]);
   });
 
   it('reports only the host name when there is no external IPv4', () => {

@@ -12,8 +12,19 @@ function setup(random: Random = fixedRandom(0)) {
   const { clock, client } = fakes();
   const log = recordingLogger();
   let recovered = 0;
-  const lease = client.put<Lease>('leases', { ...newNodeLease('node-1', 40, clock.now()), apiVersion: 'coordination/v1', kind: 'Lease' } as Lease);
-  const renewer = new LeaseRenewer({ client, clock, random, log, config: { nodeName: 'node-1', leaseDurationSeconds: 40 }, onRecovered: () => recovered++ });
+  const lease = client.put<Lease>('leases', {
+    ...newNodeLease('node-1', 40, clock.now()),
+    apiVersion: 'coordination/v1',
+    kind: 'Lease',
+  } as Lease);
+  const renewer = new LeaseRenewer({
+    client,
+    clock,
+    random,
+    log,
+    config: { nodeName: 'node-1', leaseDurationSeconds: 40 },
+    onRecovered: () => recovered++,
+  });
   renewer.adopt(lease);
   const ops: { op: Op; at: number }[] = [];
   client.beforeCall = (c) => {
@@ -73,7 +84,10 @@ describe('LeaseRenewer', () => {
     const lease = t.client.data.leases.get('node-lease/node-1') as unknown as Lease;
     t.client.put('leases', { ...lease, metadata: { ...lease.metadata, labels: { edited: 'by-hand' } } });
     await t.clock.advance(10_000);
-    assert.deepEqual(t.ops.map((o) => o.op), ['update', 'get', 'update']);
+    assert.deepEqual(
+      t.ops.map((o) => o.op),
+      ['update', 'get', 'update'],
+    );
     assert.deepEqual(t.renewer.stats().renewalFailures, 0);
     assert.equal(t.renewer.stats().renewals, 1);
     const stored = t.client.data.leases.get('node-lease/node-1') as unknown as Lease;
@@ -87,7 +101,10 @@ describe('LeaseRenewer', () => {
     const t = setup();
     t.client.failNext('leases', 'update', new InternalError('database is locked'), 10);
     await t.clock.advance(10_000);
-    assert.deepEqual(t.ops.map((o) => o.op), [...Array(5).fill('update'), 'get', ...Array(5).fill('update')]);
+    assert.deepEqual(
+      t.ops.map((o) => o.op),
+      [...Array(5).fill('update'), 'get', ...Array(5).fill('update')],
+    );
     assert.equal(t.renewer.stats().renewalFailures, 10);
     assert.equal(t.renewer.stats().renewals, 0);
     await t.clock.advance(10_000);
@@ -103,10 +120,16 @@ describe('LeaseRenewer', () => {
     await t.clock.advance(10_000 + 35_000);
     const gets = at(t.ops, 'get');
     assert.equal(gets.length, 9);
-    assert.deepEqual(gets.slice(1).map((x, k) => x - (gets[k] as number)), [200, 400, 800, 1600, 3200, 6400, 7000, 7000]);
+    assert.deepEqual(
+      gets.slice(1).map((x, k) => x - (gets[k] as number)),
+      [200, 400, 800, 1600, 3200, 6400, 7000, 7000],
+    );
     assert.equal(t.renewer.stats().renewals, 1);
     assert.equal(t.renewer.stats().renewalFailures, 13);
-    assert.deepEqual(t.log.lines.map((l) => l.level), ['warn', 'info']);
+    assert.deepEqual(
+      t.log.lines.map((l) => l.level),
+      ['warn', 'info'],
+    );
     assert.match(t.log.lines[0]?.msg ?? '', /renewing lease node-lease\/node-1 failed: cannot reach the shepherd API/);
     assert.match(t.log.lines[1]?.msg ?? '', /recovered after 13 failed attempts/);
     assert.equal(t.recoveredCount(), 1);
@@ -131,7 +154,10 @@ describe('LeaseRenewer', () => {
     const t = setup();
     t.client.data.leases.delete('node-lease/node-1');
     await t.clock.advance(10_000);
-    assert.deepEqual(t.ops.map((o) => o.op), ['update', 'get', 'create']);
+    assert.deepEqual(
+      t.ops.map((o) => o.op),
+      ['update', 'get', 'create'],
+    );
     const stored = t.client.data.leases.get('node-lease/node-1') as unknown as Lease;
     assert.equal(stored.spec.holderIdentity, 'node-1');
     assert.equal(t.renewer.stats().renewals, 1);
@@ -153,7 +179,10 @@ describe('LeaseRenewer twin detection', () => {
     const t = setup();
     for (let round = 1; round <= 3; round++) {
       const lease = t.client.data.leases.get('node-lease/node-1') as unknown as Lease;
-      t.client.put('leases', { ...lease, spec: { ...lease.spec, renewTime: new Date(t.clock.now() + 1).toISOString() } });
+      t.client.put('leases', {
+        ...lease,
+        spec: { ...lease.spec, renewTime: new Date(t.clock.now() + 1).toISOString() },
+      });
       await t.clock.advance(10_000);
     }
     const errors = t.log.lines.filter((l) => l.level === 'error');

@@ -1,20 +1,45 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { computeConditions, desiredStatus, nextReportDelay, shouldPost, statusChanged, type HostReadings } from '../../src/agent/node-status.js';
+import {
+  computeConditions,
+  desiredStatus,
+  nextReportDelay,
+  shouldPost,
+  statusChanged,
+  type HostReadings,
+} from '../../src/agent/node-status.js';
 import type { NodeCondition, NodeStatus } from '../../src/core/node.js';
 
 const T0 = '2026-11-29T12:00:00.000Z';
 const T1 = '2026-11-29T12:00:10.000Z';
 const thresholds = { memoryPressureThreshold: 0.05, diskPressureThreshold: 0.1 };
-const healthy: HostReadings = { memory: { availableBytes: 50, totalBytes: 100 }, disk: { freeBytes: 50, totalBytes: 100 } };
+const healthy: HostReadings = {
+  memory: { availableBytes: 50, totalBytes: 100 },
+  disk: { freeBytes: 50, totalBytes: 100 },
+};
 const byType = (cs: NodeCondition[], type: string): NodeCondition | undefined => cs.find((c) => c.type === type);
 
 describe('computeConditions', () => {
   const table: { name: string; readings: HostReadings; memory: string; disk: string }[] = [
     { name: 'healthy host', readings: healthy, memory: 'False', disk: 'False' },
-    { name: 'memory below threshold', readings: { ...healthy, memory: { availableBytes: 4, totalBytes: 100 } }, memory: 'True', disk: 'False' },
-    { name: 'memory exactly at threshold', readings: { ...healthy, memory: { availableBytes: 5, totalBytes: 100 } }, memory: 'False', disk: 'False' },
-    { name: 'disk below threshold', readings: { ...healthy, disk: { freeBytes: 9, totalBytes: 100 } }, memory: 'False', disk: 'True' },
+    {
+      name: 'memory below threshold',
+      readings: { ...healthy, memory: { availableBytes: 4, totalBytes: 100 } },
+      memory: 'True',
+      disk: 'False',
+    },
+    {
+      name: 'memory exactly at threshold',
+      readings: { ...healthy, memory: { availableBytes: 5, totalBytes: 100 } },
+      memory: 'False',
+      disk: 'False',
+    },
+    {
+      name: 'disk below threshold',
+      readings: { ...healthy, disk: { freeBytes: 9, totalBytes: 100 } },
+      memory: 'False',
+      disk: 'True',
+    },
     { name: 'disk not measurable', readings: { ...healthy, disk: undefined }, memory: 'False', disk: 'Unknown' },
   ];
   for (const row of table) {
@@ -35,7 +60,12 @@ describe('computeConditions', () => {
 
   it('keeps lastTransitionTime unless the status changed, and always moves lastHeartbeatTime', () => {
     const before = computeConditions(undefined, healthy, thresholds, T0);
-    const after = computeConditions(before, { ...healthy, memory: { availableBytes: 1, totalBytes: 100 } }, thresholds, T1);
+    const after = computeConditions(
+      before,
+      { ...healthy, memory: { availableBytes: 1, totalBytes: 100 } },
+      thresholds,
+      T1,
+    );
     assert.equal(byType(after, 'Ready')?.lastTransitionTime, T0);
     assert.equal(byType(after, 'Ready')?.lastHeartbeatTime, T1);
     assert.equal(byType(after, 'MemoryPressure')?.lastTransitionTime, T1);
@@ -43,7 +73,9 @@ describe('computeConditions', () => {
   });
 
   it('treats Ready=Unknown written by the controller as a transition', () => {
-    const unknown: NodeCondition[] = [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', lastHeartbeatTime: T0, lastTransitionTime: T0 }];
+    const unknown: NodeCondition[] = [
+      { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', lastHeartbeatTime: T0, lastTransitionTime: T0 },
+    ];
     const cs = computeConditions(unknown, healthy, thresholds, T1);
     assert.equal(byType(cs, 'Ready')?.lastTransitionTime, T1);
   });
@@ -61,7 +93,12 @@ describe('statusChanged / desiredStatus', () => {
 
   it('sees a condition, address or version change', () => {
     const a = at(T0);
-    const pressure = desiredStatus(a, computeConditions(a.conditions, { ...healthy, disk: { freeBytes: 1, totalBytes: 100 } }, thresholds, T1), info, '1.0');
+    const pressure = desiredStatus(
+      a,
+      computeConditions(a.conditions, { ...healthy, disk: { freeBytes: 1, totalBytes: 100 } }, thresholds, T1),
+      info,
+      '1.0',
+    );
     assert.equal(statusChanged(a, pressure), true);
     assert.equal(statusChanged(a, { ...a, addresses: [] }), true);
     assert.equal(statusChanged(a, desiredStatus(a, a.conditions ?? [], info, '1.1')), true);
@@ -70,7 +107,10 @@ describe('statusChanged / desiredStatus', () => {
   it('keeps condition types other writers own', () => {
     const stored: NodeStatus = { conditions: [{ type: 'NetworkUnavailable', status: 'False' }], podCount: 3 };
     const next = at(T0, stored);
-    assert.deepEqual(next.conditions?.map((c) => c.type), ['Ready', 'MemoryPressure', 'DiskPressure', 'NetworkUnavailable']);
+    assert.deepEqual(
+      next.conditions?.map((c) => c.type),
+      ['Ready', 'MemoryPressure', 'DiskPressure', 'NetworkUnavailable'],
+    );
     assert.equal(next.podCount, 3);
   });
 });

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newNodeLease } from '../../src/agent/lease-renewer.js';
-import { DuplicateHolderError, observeWindowMs, register, type RegistrationDeps } from '../../src/agent/registration.js';
+import {
+  DuplicateHolderError,
+  observeWindowMs,
+  register,
+  type RegistrationDeps,
+} from '../../src/agent/registration.js';
 import type { Lease } from '../../src/core/lease.js';
 import { recordingLogger } from '../../src/core/logger.js';
 import type { Node } from '../../src/core/node.js';
@@ -18,7 +23,12 @@ function setup() {
 
 function putLease(client: FakeApiClient, holder: string, renewedAtMs: number): Lease {
   const lease = newNodeLease('node-1', 40, renewedAtMs);
-  return client.put<Lease>('leases', { ...lease, apiVersion: 'coordination/v1', kind: 'Lease', spec: { ...lease.spec, holderIdentity: holder } } as Lease);
+  return client.put<Lease>('leases', {
+    ...lease,
+    apiVersion: 'coordination/v1',
+    kind: 'Lease',
+    spec: { ...lease.spec, holderIdentity: holder },
+  } as Lease);
 }
 
 /** Another live agent: renews the lease every 10 s on the fake clock. */
@@ -45,17 +55,35 @@ describe('register', () => {
     const t = setup();
     const result = await register(t.deps, new AbortController().signal);
     const n = node(t.client);
-    assert.deepEqual(n.metadata.labels, { team: 'infra', 'topology.kubernetes.io/zone': 'zone-a', 'topology.kubernetes.io/region': 'region-1' });
+    assert.deepEqual(n.metadata.labels, {
+      team: 'infra',
+      'topology.kubernetes.io/zone': 'zone-a',
+      'topology.kubernetes.io/region': 'region-1',
+    });
     assert.deepEqual(n.status.nodeInfo, { agentVersion: '0.1.0-test', hostname: 'host-1', os: 'linux', arch: 'amd64' });
-    assert.deepEqual(n.status.addresses?.map((a) => a.type), ['InternalIP', 'Hostname']);
+    assert.deepEqual(
+      n.status.addresses?.map((a) => a.type),
+      ['InternalIP', 'Hostname'],
+    );
     const now = new Date(t.clock.now()).toISOString();
-    assert.deepEqual(lease(t.client).spec, { holderIdentity: 'node-1', leaseDurationSeconds: 40, acquireTime: now, renewTime: now });
+    assert.deepEqual(lease(t.client).spec, {
+      holderIdentity: 'node-1',
+      leaseDurationSeconds: 40,
+      acquireTime: now,
+      renewTime: now,
+    });
     assert.equal(result.lease.metadata.resourceVersion, lease(t.client).metadata.resourceVersion);
   });
 
   it('adopts an existing node, adding our labels with one PUT and keeping the others', async () => {
     const t = setup();
-    t.client.put('nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { owner: 'ops', 'topology.kubernetes.io/zone': 'old' } }, spec: {}, status: {} });
+    t.client.put('nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-1', labels: { owner: 'ops', 'topology.kubernetes.io/zone': 'old' } },
+      spec: {},
+      status: {},
+    });
     await register(t.deps, new AbortController().signal);
     assert.deepEqual(node(t.client).metadata.labels, {
       owner: 'ops',
@@ -68,10 +96,24 @@ describe('register', () => {
 
   it('adopts an existing node whose labels are already right without writing it', async () => {
     const t = setup();
-    const labels = { team: 'infra', 'topology.kubernetes.io/zone': 'zone-a', 'topology.kubernetes.io/region': 'region-1', extra: 'x' };
-    t.client.put('nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels }, spec: {}, status: {} });
+    const labels = {
+      team: 'infra',
+      'topology.kubernetes.io/zone': 'zone-a',
+      'topology.kubernetes.io/region': 'region-1',
+      extra: 'x',
+    };
+    t.client.put('nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-1', labels },
+      spec: {},
+      status: {},
+    });
     await register(t.deps, new AbortController().signal);
-    assert.deepEqual(t.client.callsOf('nodes').map((c) => c.op), ['create', 'get']);
+    assert.deepEqual(
+      t.client.callsOf('nodes').map((c) => c.op),
+      ['create', 'get'],
+    );
   });
 
   it('refuses to start when another holder still renews the lease, and writes nothing', async () => {
@@ -79,7 +121,10 @@ describe('register', () => {
     putLease(t.client, 'other-host', t.clock.now() - 3_000);
     const other = otherAgent(t.clock, t.client, 'other-host');
     const result = register(t.deps, new AbortController().signal);
-    const settled = result.then(() => undefined, (e: unknown) => e);
+    const settled = result.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await t.clock.advance(observeWindowMs(40));
     const err = await settled;
     assert.ok(err instanceof DuplicateHolderError);
@@ -96,7 +141,10 @@ describe('register', () => {
     const t = setup();
     putLease(t.client, 'node-1', t.clock.now());
     const other = otherAgent(t.clock, t.client, 'node-1');
-    const settled = register(t.deps, new AbortController().signal).then(() => undefined, (e: unknown) => e);
+    const settled = register(t.deps, new AbortController().signal).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await t.clock.advance(observeWindowMs(40));
     assert.ok((await settled) instanceof DuplicateHolderError);
     other.abort();
@@ -148,7 +196,10 @@ describe('register', () => {
     await t.clock.advance(1);
     await result;
     assert.ok(node(t.client) !== undefined && lease(t.client) !== undefined);
-    assert.deepEqual(t.log.lines.map((l) => l.level), ['warn', 'info', 'info']);
+    assert.deepEqual(
+      t.log.lines.map((l) => l.level),
+      ['warn', 'info', 'info'],
+    );
     assert.match(t.log.lines[0]?.msg ?? '', /^registering node node-1 failed: cannot reach the shepherd API/);
     assert.match(t.log.lines[1]?.msg ?? '', /^registered node node-1$/);
     assert.match(t.log.lines[2]?.msg ?? '', /^registering node node-1 recovered after 7 failed attempts/);

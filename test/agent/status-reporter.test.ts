@@ -97,7 +97,10 @@ describe('StatusReporter', () => {
     t.client.put('nodes', { ...node, spec: { taints: [{ key: 'example.com/maintenance', effect: 'NoSchedule' }] } });
     t.host.diskReading = { freeBytes: 1e9, totalBytes: 1000e9 };
     await t.clock.advance(10_000);
-    assert.deepEqual(t.calls.map((c) => c.op), ['updateStatus', 'updateStatus', 'get', 'updateStatus']);
+    assert.deepEqual(
+      t.calls.map((c) => c.op),
+      ['updateStatus', 'updateStatus', 'get', 'updateStatus'],
+    );
     assert.equal(cond(t.stored(), 'DiskPressure')?.status, 'True');
     assert.deepEqual(t.stored().spec.taints?.[0]?.key, 'example.com/maintenance');
     assert.equal(t.reporter.stats().statusPostFailures, 0);
@@ -108,7 +111,11 @@ describe('StatusReporter', () => {
     const t = setup();
     await t.clock.advance(1000);
     const node = t.stored();
-    const unknown = (node.status.conditions ?? []).map((c) => ({ ...c, status: 'Unknown' as const, reason: 'NodeStatusUnknown' }));
+    const unknown = (node.status.conditions ?? []).map((c) => ({
+      ...c,
+      status: 'Unknown' as const,
+      reason: 'NodeStatusUnknown',
+    }));
     t.client.put('nodes', { ...node, status: { ...node.status, conditions: unknown } });
     await t.clock.advance(20_000);
     assert.equal(t.posts().length, 1, 'unchanged by our view: no post yet');
@@ -127,7 +134,10 @@ describe('StatusReporter', () => {
     assert.deepEqual(t.posts(), [0, 10_000, 20_000, 30_000, 40_000]);
     assert.equal(t.reporter.stats().statusPostFailures, 4);
     assert.equal(t.reporter.stats().statusPosts, 1);
-    assert.deepEqual(t.log.lines.map((l) => l.level), ['warn', 'info']);
+    assert.deepEqual(
+      t.log.lines.map((l) => l.level),
+      ['warn', 'info'],
+    );
     await t.stop();
   });
 

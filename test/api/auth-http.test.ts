@@ -7,6 +7,7 @@ import { parseTokenFile } from '../../src/api/token-file.js';
 import { seededRandom } from '../../src/core/random.js';
 import { FakeClock, flush } from '../support/fake-clock.js';
 import { eventBody, leaseBody, nodeBody, openTestStore, snapshot, zoneBody, type TestStore } from './harness.js';
+import type { JsonObject } from '../support/json.js';
 
 // Issue 7: every role × verb × resource × own/other object through app.inject(), the real HTTP layer with
 // its hooks. The expectations below are written out by hand from API.md, not computed by the policy code.
@@ -53,17 +54,43 @@ const nameOf = (scope: Scope): string => NAME[scope as 'own'];
 function casesFor(resource: Resource): Case[] {
   const base = resource === 'leases' ? '/api/v1/leases' : `/api/v1/${resource}`;
   const scoped: Scope[] = resource === 'zones' ? ['any'] : ['own', 'other'];
-  const objName = (scope: Scope): string => (resource === 'events' ? EVENT[scope as 'own'] : resource === 'zones' ? 'z1' : nameOf(scope));
+  const objName = (scope: Scope): string =>
+    resource === 'events' ? EVENT[scope as 'own'] : resource === 'zones' ? 'z1' : nameOf(scope);
   const cases: Case[] = [
     { resource, verb: 'list', scope: 'any', request: async () => ({ method: 'GET', url: base }) },
-    { resource, verb: 'watch', scope: 'any', request: async () => ({ method: 'GET', url: `${base}?watch=true&timeoutSeconds=1` }) },
+    {
+      resource,
+      verb: 'watch',
+      scope: 'any',
+      request: async () => ({ method: 'GET', url: `${base}?watch=true&timeoutSeconds=1` }),
+    },
   ];
   for (const scope of scoped) {
     cases.push(
       { resource, verb: 'get', scope, request: async () => ({ method: 'GET', url: `${base}/${objName(scope)}` }) },
-      { resource, verb: 'create', scope, prep: (s) => makeRoom(s, resource, scope), request: async () => ({ method: 'POST', url: base, body: createBody(resource, scope) }) },
-      { resource, verb: 'update', scope, request: async (s) => ({ method: 'PUT', url: `${base}/${objName(scope)}`, body: await updateBody(s, resource, objName(scope)) }) },
-      { resource, verb: 'delete', scope, request: async () => ({ method: 'DELETE', url: `${base}/${objName(scope)}` }) },
+      {
+        resource,
+        verb: 'create',
+        scope,
+        prep: (s) => makeRoom(s, resource, scope),
+        request: async () => ({ method: 'POST', url: base, body: createBody(resource, scope) }),
+      },
+      {
+        resource,
+        verb: 'update',
+        scope,
+        request: async (s) => ({
+          method: 'PUT',
+          url: `${base}/${objName(scope)}`,
+          body: await updateBody(s, resource, objName(scope)),
+        }),
+      },
+      {
+        resource,
+        verb: 'delete',
+        scope,
+        request: async () => ({ method: 'DELETE', url: `${base}/${objName(scope)}` }),
+      },
     );
     if (resource === 'nodes') {
       cases.push({
@@ -72,8 +99,16 @@ function casesFor(resource: Resource): Case[] {
         scope,
         request: async (s) => {
           const n = await s.registry.nodes.get(nameOf(scope));
-          const status = { conditions: [{ type: 'Ready', status: 'True', reason: 'AgentReady', lastHeartbeatTime: '2026-11-29T12:00:05.000Z' }] };
-          return { method: 'PUT', url: `${base}/${nameOf(scope)}/status`, body: { metadata: { name: n.metadata.name, resourceVersion: n.metadata.resourceVersion }, status } };
+          const status = {
+            conditions: [
+              { type: 'Ready', status: 'True', reason: 'AgentReady', lastHeartbeatTime: '2026-11-29T12:00:05.000Z' },
+            ],
+          };
+          return {
+            method: 'PUT',
+            url: `${base}/${nameOf(scope)}/status`,
+            body: { metadata: { name: n.metadata.name, resourceVersion: n.metadata.resourceVersion }, status },
+          };
         },
       });
     }
@@ -120,7 +155,14 @@ async function updateBody(s: ApiServer, resource: Resource, name: string): Promi
   }
 }
 
-const NODE1_WRITES = new Set(['nodes create own', 'nodes update own', 'nodes update status own', 'leases create own', 'leases update own', 'events create own']);
+const NODE1_WRITES = new Set([
+  'nodes create own',
+  'nodes update own',
+  'nodes update status own',
+  'leases create own',
+  'leases update own',
+  'events create own',
+]);
 const READS = new Set<Verb>(['get', 'list', 'watch']);
 
 /** The expected HTTP status, by hand from API.md's Authentication section. */
@@ -135,14 +177,19 @@ function expected(role: Role, c: Case): number {
 
 async function seed(s: ApiServer, store: TestStore['store']): Promise<void> {
   for (const r of ['nodes', 'leases', 'events', 'zones'] as const) {
-    for (const o of (await store.list(r)).items) await store.delete(r, r === 'leases' ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name);
+    for (const o of (await store.list(r)).items)
+      await store.delete(r, r === 'leases' ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name);
   }
   for (const n of ['node-1', 'node-2']) {
     await s.registry.nodes.create(nodeBody(n));
     await s.registry.leases.create('node-lease', leaseBody(n));
   }
-  await s.registry.events.create(eventBody({ metadata: { name: 'e-own' }, involvedObject: { kind: 'Node', name: 'node-1' } }));
-  await s.registry.events.create(eventBody({ metadata: { name: 'e-other' }, involvedObject: { kind: 'Node', name: 'node-2' } }));
+  await s.registry.events.create(
+    eventBody({ metadata: { name: 'e-own' }, involvedObject: { kind: 'Node', name: 'node-1' } }),
+  );
+  await s.registry.events.create(
+    eventBody({ metadata: { name: 'e-other' }, involvedObject: { kind: 'Node', name: 'node-2' } }),
+  );
   await s.registry.zones.create(zoneBody('z1'));
 }
 
@@ -160,7 +207,11 @@ describe('authorization through the HTTP layer (role × verb × resource × own/
       random: seededRandom(3),
       log: false,
       version: 'test',
-      auth: { authenticator: new TokenAuthenticator(parseTokenFile(TOKEN_FILE)), rateLimits: { ...DEFAULT_RATE_LIMITS, node: { qps: 0, burst: 0 }, userRead: { qps: 0, burst: 0 } }, maxWatchesPerUser: 50 },
+      auth: {
+        authenticator: new TokenAuthenticator(parseTokenFile(TOKEN_FILE)),
+        rateLimits: { ...DEFAULT_RATE_LIMITS, node: { qps: 0, burst: 0 }, userRead: { qps: 0, burst: 0 } },
+        maxWatchesPerUser: 50,
+      },
     });
   });
   after(async () => {
@@ -175,17 +226,25 @@ describe('authorization through the HTTP layer (role × verb × resource × own/
     seededAt = await t.store.currentRevision();
   }
 
-  async function send(role: Role, req: Req): Promise<{ status: number; body: Record<string, any> }> {
-    const pending = server.app.inject({ method: req.method, url: req.url, headers: HEADERS[role], ...(req.body === undefined ? {} : { payload: req.body as object }) });
+  async function send(role: Role, req: Req): Promise<{ status: number; body: JsonObject }> {
+    const pending = server.app.inject({
+      method: req.method,
+      url: req.url,
+      headers: HEADERS[role],
+      ...(req.body === undefined ? {} : { payload: req.body as object }),
+    });
     let settled = false;
-    void pending.then(() => (settled = true), () => (settled = true));
+    void pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     // An allowed watch streams until its timeoutSeconds, which runs on the fake clock.
     for (let i = 0; i < 5 && !settled; i++) {
       await flush();
       if (!settled) await clock.advance(1000);
     }
     const res = await pending;
-    const body = String(res.headers['content-type']).includes('application/json') ? (res.json() as Record<string, any>) : {};
+    const body = String(res.headers['content-type']).includes('application/json') ? (res.json() as JsonObject) : {};
     return { status: res.statusCode, body };
   }
 
@@ -216,24 +275,46 @@ describe('authorization through the HTTP layer (role × verb × resource × own/
   it('node-1 may not add, remove or alter taints of its own Node, and the message names the rule', async () => {
     await fresh();
     const n = await server.registry.nodes.get('node-1');
-    const tainted = await server.registry.nodes.update('node-1', { metadata: n.metadata, spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }] } });
+    const tainted = await server.registry.nodes.update('node-1', {
+      metadata: n.metadata,
+      spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }] },
+    });
     seededAt = -1;
-    for (const spec of [{}, { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }] }, { taints: [...(tainted.spec.taints ?? []), { key: 'mine', effect: 'NoSchedule' }] }]) {
+    for (const spec of [
+      {},
+      { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }] },
+      { taints: [...(tainted.spec.taints ?? []), { key: 'mine', effect: 'NoSchedule' }] },
+    ]) {
       const before = await snapshot(t);
-      const res = await send('node-1', { method: 'PUT', url: '/api/v1/nodes/node-1', body: { metadata: tainted.metadata, spec } });
+      const res = await send('node-1', {
+        method: 'PUT',
+        url: '/api/v1/nodes/node-1',
+        body: { metadata: tainted.metadata, spec },
+      });
       assert.equal(res.status, 403, JSON.stringify(res.body));
       assert.match(res.body['message'], /^node "node-1" may not modify taints/);
       assert.equal(await snapshot(t), before);
     }
     // Sending the taints back unchanged (what the agent does when it adopts its Node) is fine.
-    const ok = await send('node-1', { method: 'PUT', url: '/api/v1/nodes/node-1', body: { metadata: { ...tainted.metadata, labels: { zone: 'b' } }, spec: tainted.spec } });
+    const ok = await send('node-1', {
+      method: 'PUT',
+      url: '/api/v1/nodes/node-1',
+      body: { metadata: { ...tainted.metadata, labels: { zone: 'b' } }, spec: tainted.spec },
+    });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
   });
 
   it("node-1's refusal to renew node-2's lease names the rule", async () => {
     await fresh();
-    const res = await send('node-1', { method: 'PUT', url: '/api/v1/leases/node-2', body: await updateBody(server, 'leases', 'node-2') });
+    const res = await send('node-1', {
+      method: 'PUT',
+      url: '/api/v1/leases/node-2',
+      body: await updateBody(server, 'leases', 'node-2'),
+    });
     assert.equal(res.status, 403);
-    assert.match(res.body['message'], /^user "system:node:node-1" may not update leases "node-lease\/node-2": nodes may only write their own Lease/);
+    assert.match(
+      res.body['message'],
+      /^user "system:node:node-1" may not update leases "node-lease\/node-2": nodes may only write their own Lease/,
+    );
   });
 });

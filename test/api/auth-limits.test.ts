@@ -12,7 +12,8 @@ import { seededRandom } from '../../src/core/random.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { leaseBody, nodeBody, openTestStore, snapshot, type TestStore } from './harness.js';
 
-const TOKEN_FILE = 'tok-admin-1,admin,1,system:masters\ntok-view-2,alice,2,system:viewers\ntok-node-3,system:node:node-1,3,system:nodes\ntok-bob-4,bob,4';
+const TOKEN_FILE =
+  'tok-admin-1,admin,1,system:masters\ntok-view-2,alice,2,system:viewers\ntok-node-3,system:node:node-1,3,system:nodes\ntok-bob-4,bob,4';
 const as = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
 interface Started {
@@ -21,10 +22,25 @@ interface Started {
   close(): Promise<void>;
 }
 
-async function start(options: { clock?: Clock; limits?: Partial<RateLimits>; maxWatches?: number; auth?: boolean; log?: Logger; timeouts?: Partial<ServerTimeouts> } = {}): Promise<Started> {
+async function start(
+  options: {
+    clock?: Clock;
+    limits?: Partial<RateLimits>;
+    maxWatches?: number;
+    auth?: boolean;
+    log?: Logger;
+    timeouts?: Partial<ServerTimeouts>;
+  } = {},
+): Promise<Started> {
   const clock = options.clock ?? new FakeClock();
   const t = await openTestStore(clock);
-  const deps: BuildServerDeps = { store: t.store, clock, random: seededRandom(5), log: options.log ?? false, version: 'test' };
+  const deps: BuildServerDeps = {
+    store: t.store,
+    clock,
+    random: seededRandom(5),
+    log: options.log ?? false,
+    version: 'test',
+  };
   if (options.auth !== false) {
     deps.auth = {
       authenticator: new TokenAuthenticator(parseTokenFile(TOKEN_FILE)),
@@ -51,7 +67,8 @@ describe('open paths, query tokens, redaction', () => {
   after(async () => s.close());
 
   it('healthz, readyz and version need no token; metrics, api and unknown paths do', async () => {
-    for (const url of ['/healthz', '/readyz', '/version']) assert.equal((await s.server.app.inject({ url })).statusCode, 200, url);
+    for (const url of ['/healthz', '/readyz', '/version'])
+      assert.equal((await s.server.app.inject({ url })).statusCode, 200, url);
     for (const url of ['/metrics', '/api/v1/nodes', '/api/v1/nope', '/nope']) {
       const res = await s.server.app.inject({ url });
       assert.equal(res.statusCode, 401, url);
@@ -60,7 +77,11 @@ describe('open paths, query tokens, redaction', () => {
     }
     assert.equal((await s.server.app.inject({ url: '/metrics', headers: as('tok-view-2') })).statusCode, 200);
     assert.equal((await s.server.app.inject({ url: '/nope', headers: as('tok-view-2') })).statusCode, 404);
-    assert.equal((await s.server.app.inject({ url: '/api/v1/nodes', headers: { authorization: 'Basic dG9rLWFkbWluLTE6' } })).statusCode, 401);
+    assert.equal(
+      (await s.server.app.inject({ url: '/api/v1/nodes', headers: { authorization: 'Basic dG9rLWFkbWluLTE6' } }))
+        .statusCode,
+      401,
+    );
   });
 
   it('a user in no group is authenticated but may do nothing', async () => {
@@ -70,7 +91,11 @@ describe('open paths, query tokens, redaction', () => {
   });
 
   it('refuses tokens in the query string, even with a valid header, and keeps them out of the log', async () => {
-    for (const url of ['/api/v1/nodes?token=tok-admin-1', '/healthz?access_token=tok-admin-1', '/api/v1/nodes?watch=1&Access_Token=tok-admin-1']) {
+    for (const url of [
+      '/api/v1/nodes?token=tok-admin-1',
+      '/healthz?access_token=tok-admin-1',
+      '/api/v1/nodes?watch=1&Access_Token=tok-admin-1',
+    ]) {
       const res = await s.server.app.inject({ url, headers: as('tok-admin-1') });
       assert.equal(res.statusCode, 400, url);
       assert.equal(res.json().reason, 'BadRequest');
@@ -78,7 +103,10 @@ describe('open paths, query tokens, redaction', () => {
     }
     await s.server.app.inject({ url: '/api/v1/nodes', headers: as('tok-admin-1') });
     const logged = JSON.stringify(log.lines);
-    assert.ok(log.lines.some((l) => String(l.obj['url']).includes('token=[redacted]')), logged.slice(0, 500));
+    assert.ok(
+      log.lines.some((l) => String(l.obj['url']).includes('token=[redacted]')),
+      logged.slice(0, 500),
+    );
     assert.ok(!logged.includes('tok-admin-1'), 'no token in any log line');
   });
 
@@ -86,7 +114,10 @@ describe('open paths, query tokens, redaction', () => {
     const open = await start({ auth: false });
     try {
       assert.equal((await open.server.app.inject({ url: '/api/v1/nodes' })).statusCode, 200);
-      assert.equal((await open.server.app.inject({ method: 'POST', url: '/api/v1/nodes', payload: nodeBody('n') })).statusCode, 201);
+      assert.equal(
+        (await open.server.app.inject({ method: 'POST', url: '/api/v1/nodes', payload: nodeBody('n') })).statusCode,
+        201,
+      );
       assert.equal((await open.server.app.inject({ url: '/api/v1/nodes?token=x' })).statusCode, 400);
     } finally {
       await open.close();
@@ -100,21 +131,32 @@ describe('per-identity rate limits', () => {
     const s = await start({ clock, limits: { node: { qps: 2, burst: 4 } } });
     try {
       const codes: number[] = [];
-      for (let i = 0; i < 5; i++) codes.push((await s.server.app.inject({ url: '/api/v1/leases/node-1', headers: as('tok-node-3') })).statusCode);
+      for (let i = 0; i < 5; i++)
+        codes.push((await s.server.app.inject({ url: '/api/v1/leases/node-1', headers: as('tok-node-3') })).statusCode);
       assert.deepEqual(codes, [404, 404, 404, 404, 429]);
       const before = await snapshot(s.t);
-      const res = await s.server.app.inject({ method: 'POST', url: '/api/v1/leases', headers: as('tok-node-3'), payload: leaseBody('node-1') });
+      const res = await s.server.app.inject({
+        method: 'POST',
+        url: '/api/v1/leases',
+        headers: as('tok-node-3'),
+        payload: leaseBody('node-1'),
+      });
       assert.equal(res.statusCode, 429);
       assert.equal(res.headers['retry-after'], '1');
       assert.equal(res.json().reason, 'TooManyRequests');
       assert.equal(res.json().details.retryAfterSeconds, 1);
-      assert.match(res.json().message, /user "system:node:node-1" exceeded its rate limit of 2 requests\/s \(burst 4\)/);
+      assert.match(
+        res.json().message,
+        /user "system:node:node-1" exceeded its rate limit of 2 requests\/s \(burst 4\)/,
+      );
       assert.equal(await snapshot(s.t), before, 'a throttled write wrote nothing');
       // Other identities have their own buckets; masters are unlimited by default.
-      for (let i = 0; i < 200; i++) assert.equal((await s.server.app.inject({ url: '/api/v1/nodes', headers: as('tok-admin-1') })).statusCode, 200);
+      for (let i = 0; i < 200; i++)
+        assert.equal((await s.server.app.inject({ url: '/api/v1/nodes', headers: as('tok-admin-1') })).statusCode, 200);
       await clock.advance(1000);
       const after = [];
-      for (let i = 0; i < 3; i++) after.push((await s.server.app.inject({ url: '/api/v1/leases/node-1', headers: as('tok-node-3') })).statusCode);
+      for (let i = 0; i < 3; i++)
+        after.push((await s.server.app.inject({ url: '/api/v1/leases/node-1', headers: as('tok-node-3') })).statusCode);
       assert.deepEqual(after, [404, 404, 429], 'one second refills two requests');
     } finally {
       await s.close();
@@ -125,10 +167,15 @@ describe('per-identity rate limits', () => {
     const s = await start({ limits: { userRead: { qps: 1, burst: 6 }, userWrite: { qps: 1, burst: 2 } } });
     try {
       const writes = [];
-      for (let i = 0; i < 3; i++) writes.push((await s.server.app.inject({ method: 'DELETE', url: '/api/v1/nodes/x', headers: as('tok-view-2') })).statusCode);
+      for (let i = 0; i < 3; i++)
+        writes.push(
+          (await s.server.app.inject({ method: 'DELETE', url: '/api/v1/nodes/x', headers: as('tok-view-2') }))
+            .statusCode,
+        );
       assert.deepEqual(writes, [403, 403, 429]);
       const reads = [];
-      for (let i = 0; i < 7; i++) reads.push((await s.server.app.inject({ url: '/api/v1/nodes', headers: as('tok-view-2') })).statusCode);
+      for (let i = 0; i < 7; i++)
+        reads.push((await s.server.app.inject({ url: '/api/v1/nodes', headers: as('tok-view-2') })).statusCode);
       assert.deepEqual(reads, [200, 200, 200, 200, 200, 200, 429]);
     } finally {
       await s.close();
@@ -136,7 +183,10 @@ describe('per-identity rate limits', () => {
   });
 });
 
-async function openWatch(base: string, token: string): Promise<{ status: number; body: string; next(): Promise<string>; close(): void }> {
+async function openWatch(
+  base: string,
+  token: string,
+): Promise<{ status: number; body: string; next(): Promise<string>; close(): void }> {
   const abort = new AbortController();
   const res = await fetch(`${base}/api/v1/nodes?watch=true`, { headers: as(token), signal: abort.signal });
   if (res.status !== 200) return { status: res.status, body: await res.text(), next: async () => '', close: () => {} };
@@ -177,7 +227,11 @@ describe('watch cap and timeouts against slow clients', () => {
   });
 
   it('cuts clients that dribble headers or bodies, but not a watch open longer than the request timeout', async () => {
-    const s = await start({ clock: systemClock, auth: false, timeouts: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });
+    const s = await start({
+      clock: systemClock,
+      auth: false,
+      timeouts: { headersTimeoutMs: 300, requestTimeoutMs: 600 },
+    });
     const base = await listen(s);
     const port = Number(new URL(base).port);
     try {
@@ -195,13 +249,18 @@ describe('watch cap and timeouts against slow clients', () => {
         });
       const [headers, body] = await Promise.all([
         closedAfter(['GET /api/v1/nodes HTTP/1.1\r\nHost: x\r\n']),
-        closedAfter(['POST /api/v1/nodes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"meta']),
+        closedAfter([
+          'POST /api/v1/nodes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"meta',
+        ]),
       ]);
       assert.ok(headers.ms < 3000, `slow headers cut after ${headers.ms}ms`);
       assert.ok(body.ms < 3000, `slow body cut after ${body.ms}ms`);
       assert.match(headers.answer + body.answer, /408|^$/);
       // The watch has now been open for well over the 600 ms request timeout and still delivers.
-      assert.equal((await s.server.app.inject({ method: 'POST', url: '/api/v1/nodes', payload: nodeBody('late') })).statusCode, 201);
+      assert.equal(
+        (await s.server.app.inject({ method: 'POST', url: '/api/v1/nodes', payload: nodeBody('late') })).statusCode,
+        201,
+      );
       assert.match(await watch.next(), /"ADDED".*"late"/);
       watch.close();
     } finally {
@@ -215,7 +274,8 @@ describe('label limits at the HTTP layer', () => {
   before(async () => (s = await start()));
   after(async () => s.close());
 
-  const labels = (n: number, value = 'v'): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
+  const labels = (n: number, value = 'v'): Record<string, string> =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
 
   for (const [what, meta, want] of [
     ['64 labels', { labels: labels(64) }, 201],
@@ -228,7 +288,12 @@ describe('label limits at the HTTP layer', () => {
     it(`${what} → ${want}`, async () => {
       const name = `n-${what.replace(/[^a-z0-9]+/g, '-')}`.replace(/-+$/, '');
       const before = await snapshot(s.t);
-      const res = await s.server.app.inject({ method: 'POST', url: '/api/v1/nodes', headers: as('tok-admin-1'), payload: { metadata: { name, ...meta }, spec: {} } });
+      const res = await s.server.app.inject({
+        method: 'POST',
+        url: '/api/v1/nodes',
+        headers: as('tok-admin-1'),
+        payload: { metadata: { name, ...meta }, spec: {} },
+      });
       assert.equal(res.statusCode, want, res.body);
       if (want === 422) {
         assert.equal(res.json().reason, 'Invalid');

@@ -55,23 +55,43 @@ describe('events API', () => {
 
   it('lists with a fieldSelector over involvedObject, reason and type', async () => {
     await call(t, 'POST', '/api/v1/events', eventBody({ involvedObject: { kind: 'Node', name: 'fs-1' } }));
-    await call(t, 'POST', '/api/v1/events', eventBody({ involvedObject: { kind: 'Node', name: 'fs-1' }, type: 'Normal', reason: 'NodeReady' }));
+    await call(
+      t,
+      'POST',
+      '/api/v1/events',
+      eventBody({ involvedObject: { kind: 'Node', name: 'fs-1' }, type: 'Normal', reason: 'NodeReady' }),
+    );
     await call(t, 'POST', '/api/v1/events', eventBody({ involvedObject: { kind: 'Node', name: 'fs-2' } }));
-    const res = await call(t, 'GET', '/api/v1/events?fieldSelector=involvedObject.name%3Dfs-1,reason%3DNodeNotReady,type%3DWarning');
+    const res = await call(
+      t,
+      'GET',
+      '/api/v1/events?fieldSelector=involvedObject.name%3Dfs-1,reason%3DNodeNotReady,type%3DWarning',
+    );
     assert.equal(res.body['kind'], 'EventList');
     assert.deepEqual(
-      res.body['items'].map((e: { involvedObject: { name: string }; reason: string }) => [e.involvedObject.name, e.reason]),
+      res.body['items'].map((e: { involvedObject: { name: string }; reason: string }) => [
+        e.involvedObject.name,
+        e.reason,
+      ]),
       [['fs-1', 'NodeNotReady']],
     );
     const notWarning = await call(t, 'GET', '/api/v1/events?fieldSelector=involvedObject.name%3Dfs-1,type!%3DWarning');
-    assert.deepEqual(notWarning.body['items'].map((e: { reason: string }) => e.reason), ['NodeReady']);
+    assert.deepEqual(
+      notWarning.body['items'].map((e: { reason: string }) => e.reason),
+      ['NodeReady'],
+    );
   });
 
   it('rejects an invalid Event with 422 and writes nothing', async () => {
     const before = await snapshot(t);
     const res = await call(t, 'POST', '/api/v1/events', eventBody({ type: 'Fatal', involvedObject: { kind: 'Node' } }));
     assert.equal(res.status, 422);
-    assert.deepEqual(statusBodyOf(res).details.causes.map((c: { field: string }) => c.field).sort(), ['involvedObject.name', 'type']);
+    assert.deepEqual(
+      statusBodyOf(res)
+        .details.causes.map((c: { field: string }) => c.field)
+        .sort(),
+      ['involvedObject.name', 'type'],
+    );
     assert.equal(await snapshot(t), before);
   });
 });
@@ -100,14 +120,20 @@ describe('zones API', () => {
     assert.equal(updated.body['status'].state, 'FullDisruption');
     const list = await call(t, 'GET', '/api/v1/zones');
     assert.equal(list.body['kind'], 'ZoneList');
-    assert.deepEqual(list.body['items'].map((z: { metadata: { name: string } }) => z.metadata.name), ['default', 'eu-1']);
+    assert.deepEqual(
+      list.body['items'].map((z: { metadata: { name: string } }) => z.metadata.name),
+      ['default', 'eu-1'],
+    );
     assert.equal((await call(t, 'DELETE', '/api/v1/zones/eu-1')).status, 200);
     assert.equal((await call(t, 'GET', '/api/v1/zones/eu-1')).status, 404);
   });
 
   it('rejects a bad zone state with 422 naming status.state, and writes nothing', async () => {
     const before = await snapshot(t);
-    const res = await call(t, 'POST', '/api/v1/zones', { metadata: { name: 'z9' }, status: { state: 'Burning', nodes: 1, notReady: 0, evictionRate: 0 } });
+    const res = await call(t, 'POST', '/api/v1/zones', {
+      metadata: { name: 'z9' },
+      status: { state: 'Burning', nodes: 1, notReady: 0, evictionRate: 0 },
+    });
     assert.equal(res.status, 422);
     assert.equal(statusBodyOf(res).details.causes[0].field, 'status.state');
     assert.equal(await snapshot(t), before);

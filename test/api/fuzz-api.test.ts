@@ -10,7 +10,8 @@ import { eventBody, leaseBody, nodeBody, openTestStore, zoneBody, type TestStore
 
 // Issue 7: random methods, paths, headers and bodies through app.inject(). Whatever arrives, the answer is
 // never a 5xx, every error is a Status, and a request that is not answered 2xx leaves the store untouched.
-const TOKEN_FILE = 'fz-admin,admin,1,system:masters\nfz-view,viewer,2,system:viewers\nfz-node1,system:node:node-1,3,system:nodes\nfz-none,nobody,4';
+const TOKEN_FILE =
+  'fz-admin,admin,1,system:masters\nfz-view,viewer,2,system:viewers\nfz-node1,system:node:node-1,3,system:nodes\nfz-none,nobody,4';
 
 const name = fc.oneof(
   { arbitrary: fc.constantFrom('node-1', 'node-2', 'node-3', 'z1', 'e-1'), weight: 3 },
@@ -18,45 +19,107 @@ const name = fc.oneof(
   fc.stringMatching(/^[a-z0-9.-]{1,20}$/),
 );
 const namespace = fc.constantFrom('node-lease', 'shepherd-system', 'kube-system', 'Bad_NS', '');
-const resource = fc.oneof({ arbitrary: fc.constantFrom('nodes', 'leases', 'events', 'zones'), weight: 4 }, fc.constantFrom('pods', 'node', ''));
+const resource = fc.oneof(
+  { arbitrary: fc.constantFrom('nodes', 'leases', 'events', 'zones'), weight: 4 },
+  fc.constantFrom('pods', 'node', ''),
+);
 
 const path = fc.oneof(
   { arbitrary: resource.map((r) => `/api/v1/${r}`), weight: 3 },
   { arbitrary: fc.tuple(resource, name).map(([r, n]) => `/api/v1/${r}/${n}`), weight: 3 },
   fc.tuple(resource, name, fc.constantFrom('status', 'scale', 'status/x')).map(([r, n, s]) => `/api/v1/${r}/${n}/${s}`),
-  fc.tuple(namespace, fc.option(name, { nil: undefined })).map(([ns, n]) => `/api/v1/namespaces/${ns}/leases${n === undefined ? '' : `/${n}`}`),
-  fc.constantFrom('/healthz', '/readyz', '/version', '/metrics', '/', '//api/v1/nodes', '/api/v2/nodes', '/api', '/api/v1', '/api/v1/nodes/', '/api/v1/nodes?'),
+  fc
+    .tuple(namespace, fc.option(name, { nil: undefined }))
+    .map(([ns, n]) => `/api/v1/namespaces/${ns}/leases${n === undefined ? '' : `/${n}`}`),
+  fc.constantFrom(
+    '/healthz',
+    '/readyz',
+    '/version',
+    '/metrics',
+    '/',
+    '//api/v1/nodes',
+    '/api/v2/nodes',
+    '/api',
+    '/api/v1',
+    '/api/v1/nodes/',
+    '/api/v1/nodes?',
+  ),
 );
 
 const queryPair = fc.oneof(
-  { arbitrary: fc.constantFrom('watch=true', 'watch=1', 'watch=false', 'allowWatchBookmarks=true', 'resourceVersion=0'), weight: 3 },
+  {
+    arbitrary: fc.constantFrom('watch=true', 'watch=1', 'watch=false', 'allowWatchBookmarks=true', 'resourceVersion=0'),
+    weight: 3,
+  },
   fc.constantFrom('token=fz-admin', 'access_token=x'),
-  fc.tuple(fc.constantFrom('resourceVersion', 'labelSelector', 'fieldSelector', 'timeoutSeconds', 'limit'), fc.string({ maxLength: 30 })).map(
-    ([k, v]) => `${k}=${encodeURIComponent(v)}`,
+  fc
+    .tuple(
+      fc.constantFrom('resourceVersion', 'labelSelector', 'fieldSelector', 'timeoutSeconds', 'limit'),
+      fc.string({ maxLength: 30 }),
+    )
+    .map(([k, v]) => `${k}=${encodeURIComponent(v)}`),
+  fc.constantFrom(
+    'labelSelector=a%3Db%2Cc!%3Dd',
+    'fieldSelector=involvedObject.name%3Dnode-1',
+    'labelSelector=%3D%3D%3D',
+    'resourceVersion=-1',
+    'timeoutSeconds=1e9',
   ),
-  fc.constantFrom('labelSelector=a%3Db%2Cc!%3Dd', 'fieldSelector=involvedObject.name%3Dnode-1', 'labelSelector=%3D%3D%3D', 'resourceVersion=-1', 'timeoutSeconds=1e9'),
 );
 const query = fc.array(queryPair, { maxLength: 2 }).map((pairs) => (pairs.length === 0 ? '' : `?${pairs.join('&')}`));
 
 // Weighted towards requests that pass authentication and parse, so the run reaches authorization and the registry.
 const authorization = fc.oneof(
   { arbitrary: fc.constantFrom('Bearer fz-admin', 'Bearer fz-node1', 'Bearer fz-view'), weight: 6 },
-  { arbitrary: fc.constantFrom(undefined, 'Bearer fz-none', 'Bearer wrong', 'Bearer ', 'bearer fz-admin', 'Basic Zm9vOmJhcg==', 'fz-admin', 'Bearer fz-admin fz-admin'), weight: 2 },
+  {
+    arbitrary: fc.constantFrom(
+      undefined,
+      'Bearer fz-none',
+      'Bearer wrong',
+      'Bearer ',
+      'bearer fz-admin',
+      'Basic Zm9vOmJhcg==',
+      'fz-admin',
+      'Bearer fz-admin fz-admin',
+    ),
+    weight: 2,
+  },
 );
 const contentType = fc.oneof(
   { arbitrary: fc.constant('application/json'), weight: 6 },
   {
-    arbitrary: fc.constantFrom(undefined, 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/x-ndjson', 'multipart/form-data', 'garbage/'),
+    arbitrary: fc.constantFrom(
+      undefined,
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/x-ndjson',
+      'multipart/form-data',
+      'garbage/',
+    ),
     weight: 2,
   },
 );
 
 const validish = fc.oneof(
-  fc.constantFrom(nodeBody('node-1'), nodeBody('node-3'), leaseBody('node-1'), leaseBody('node-2'), eventBody(), zoneBody('z1'), zoneBody('default')),
-  fc.tuple(fc.constantFrom(nodeBody('node-1'), leaseBody('node-1'), eventBody()), fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })).map(
-    ([b, extra]) => ({ ...b, ...extra }),
+  fc.constantFrom(
+    nodeBody('node-1'),
+    nodeBody('node-3'),
+    leaseBody('node-1'),
+    leaseBody('node-2'),
+    eventBody(),
+    zoneBody('z1'),
+    zoneBody('default'),
   ),
-  fc.tuple(fc.constantFrom('node-1', 'node-2'), fc.jsonValue({ maxDepth: 3 })).map(([n, spec]) => ({ metadata: { name: n, resourceVersion: '1' }, spec })),
+  fc
+    .tuple(
+      fc.constantFrom(nodeBody('node-1'), leaseBody('node-1'), eventBody()),
+      fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+    )
+    .map(([b, extra]) => ({ ...b, ...extra })),
+  fc
+    .tuple(fc.constantFrom('node-1', 'node-2'), fc.jsonValue({ maxDepth: 3 }))
+    .map(([n, spec]) => ({ metadata: { name: n, resourceVersion: '1' }, spec })),
 );
 const body = fc.option(
   fc.oneof(
@@ -66,13 +129,25 @@ const body = fc.option(
       const s = JSON.stringify(v);
       return s.slice(0, k % Math.max(1, s.length));
     }),
-    fc.constantFrom('', 'null', '{', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', '\u0000', `{"metadata":{"name":"${'n'.repeat(2_000_000)}"}}`, `"${'x'.repeat(100_000)}"`),
+    fc.constantFrom(
+      '',
+      'null',
+      '{',
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{}}}',
+      '\u0000',
+      `{"metadata":{"name":"${'n'.repeat(2_000_000)}"}}`,
+      `"${'x'.repeat(100_000)}"`,
+    ),
   ),
   { nil: undefined, freq: 8 },
 );
 
 const anyRequest = fc.record({
-  method: fc.oneof({ arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE'), weight: 4 }, fc.constantFrom('PATCH', 'HEAD', 'OPTIONS')),
+  method: fc.oneof(
+    { arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE'), weight: 4 },
+    fc.constantFrom('PATCH', 'HEAD', 'OPTIONS'),
+  ),
   path,
   query,
   authorization,
@@ -122,7 +197,12 @@ describe('API fuzz (fast-check, fixed seed)', () => {
       version: 'fuzz',
       auth: {
         authenticator: new TokenAuthenticator(parseTokenFile(TOKEN_FILE)),
-        rateLimits: { master: { qps: 0, burst: 0 }, node: { qps: 0, burst: 0 }, userRead: { qps: 0, burst: 0 }, userWrite: { qps: 0, burst: 0 } },
+        rateLimits: {
+          master: { qps: 0, burst: 0 },
+          node: { qps: 0, burst: 0 },
+          userRead: { qps: 0, burst: 0 },
+          userWrite: { qps: 0, burst: 0 },
+        },
         maxWatchesPerUser: 0,
       },
     });
@@ -137,41 +217,56 @@ describe('API fuzz (fast-check, fixed seed)', () => {
     await t.close();
   });
 
-  it('never answers 5xx, answers every error with a Status, and writes nothing it refuses', { timeout: 240_000 }, async () => {
-    const seen = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(request, async (r) => {
-        // A watch streams until its timeoutSeconds: the last value wins, so this one bounds every fuzzed watch.
-        const url = /watch=(true|1)/.test(r.query) ? `${r.path}${r.query}&timeoutSeconds=1` : `${r.path}${r.query}`;
-        const headers: Record<string, string> = {};
-        if (r.authorization !== undefined) headers['authorization'] = r.authorization;
-        if (r.contentType !== undefined && (r.body !== undefined || r.typeWithoutBody)) headers['content-type'] = r.contentType;
-        const revision = await t.store.currentRevision();
-        const pending = server.app.inject({ method: r.method as 'GET', url, headers, ...(r.body === undefined ? {} : { payload: r.body }) });
-        let settled = false;
-        void pending.then(() => (settled = true), () => (settled = true));
-        for (let i = 0; i < 5 && !settled; i++) {
-          await flush();
-          if (!settled) await clock.advance(1000);
-        }
-        const res = await pending;
-        seen.set(res.statusCode, (seen.get(res.statusCode) ?? 0) + 1);
-        const what = `${r.method} ${url} → ${res.statusCode} ${res.body.slice(0, 300)}`;
-        assert.ok(res.statusCode < 500, what);
-        if (res.statusCode >= 400 && r.method !== 'HEAD') {
-          const status = res.json() as Record<string, unknown>;
-          assert.equal(status['kind'], 'Status', what);
-          assert.equal(status['apiVersion'], 'v1', what);
-          assert.equal(status['status'], 'Failure', what);
-          assert.equal(status['code'], res.statusCode, what);
-          assert.equal(typeof status['reason'], 'string', what);
-          assert.equal(typeof status['message'], 'string', what);
-        }
-        if (res.statusCode < 200 || res.statusCode >= 300) assert.equal(await t.store.currentRevision(), revision, `${what}: the store changed`);
-      }),
-      { seed: 7, numRuns: 300 },
-    );
-    // The run is only worth something if it reached past authentication: some writes went through, some were refused.
-    for (const code of [200, 201, 400, 401, 403, 404]) assert.ok((seen.get(code) ?? 0) > 0, `no ${code} in ${JSON.stringify([...seen])}`);
-  });
+  it(
+    'never answers 5xx, answers every error with a Status, and writes nothing it refuses',
+    { timeout: 240_000 },
+    async () => {
+      const seen = new Map<number, number>();
+      await fc.assert(
+        fc.asyncProperty(request, async (r) => {
+          // A watch streams until its timeoutSeconds: the last value wins, so this one bounds every fuzzed watch.
+          const url = /watch=(true|1)/.test(r.query) ? `${r.path}${r.query}&timeoutSeconds=1` : `${r.path}${r.query}`;
+          const headers: Record<string, string> = {};
+          if (r.authorization !== undefined) headers['authorization'] = r.authorization;
+          if (r.contentType !== undefined && (r.body !== undefined || r.typeWithoutBody))
+            headers['content-type'] = r.contentType;
+          const revision = await t.store.currentRevision();
+          const pending = server.app.inject({
+            method: r.method as 'GET',
+            url,
+            headers,
+            ...(r.body === undefined ? {} : { payload: r.body }),
+          });
+          let settled = false;
+          void pending.then(
+            () => (settled = true),
+            () => (settled = true),
+          );
+          for (let i = 0; i < 5 && !settled; i++) {
+            await flush();
+            if (!settled) await clock.advance(1000);
+          }
+          const res = await pending;
+          seen.set(res.statusCode, (seen.get(res.statusCode) ?? 0) + 1);
+          const what = `${r.method} ${url} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+          assert.ok(res.statusCode < 500, what);
+          if (res.statusCode >= 400 && r.method !== 'HEAD') {
+            const status = res.json() as Record<string, unknown>;
+            assert.equal(status['kind'], 'Status', what);
+            assert.equal(status['apiVersion'], 'v1', what);
+            assert.equal(status['status'], 'Failure', what);
+            assert.equal(status['code'], res.statusCode, what);
+            assert.equal(typeof status['reason'], 'string', what);
+            assert.equal(typeof status['message'], 'string', what);
+          }
+          if (res.statusCode < 200 || res.statusCode >= 300)
+            assert.equal(await t.store.currentRevision(), revision, `${what}: the store changed`);
+        }),
+        { seed: 7, numRuns: 300 },
+      );
+      // The run is only worth something if it reached past authentication: some writes went through, some were refused.
+      for (const code of [200, 201, 400, 401, 403, 404])
+        assert.ok((seen.get(code) ?? 0) > 0, `no ${code} in ${JSON.stringify([...seen])}`);
+    },
+  );
 });

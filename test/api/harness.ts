@@ -9,6 +9,7 @@ import { ApiMetrics } from '../../src/api/metrics.js';
 import { Registry } from '../../src/registry/registry.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../support/fake-clock.js';
+import type { JsonObject } from '../support/json.js';
 
 export interface TestStore {
   store: SqliteStore;
@@ -58,7 +59,12 @@ export async function startTestServer(
   const metrics = new ApiMetrics({ defaultMetrics: false });
   const t = await openTestStore(clock, metrics);
   const random = seededRandom(42);
-  const registry = new Registry({ store: t.store, clock, random, bookmarkIntervalMs: options.bookmarkIntervalMs ?? 1000 });
+  const registry = new Registry({
+    store: t.store,
+    clock,
+    random,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 1000,
+  });
   const server = await buildServer({
     store: t.store,
     registry,
@@ -82,7 +88,13 @@ export async function startTestServer(
 }
 
 export function nodeBody(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'topology.kubernetes.io/zone': 'z1' } }, spec: {}, ...extra };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'topology.kubernetes.io/zone': 'z1' } },
+    spec: {},
+    ...extra,
+  };
 }
 
 export function leaseBody(name: string, renewTime = '2026-11-29T12:00:00.000000Z'): Record<string, unknown> {
@@ -113,12 +125,18 @@ export async function snapshot(t: TestStore): Promise<string> {
 
 export interface Json {
   status: number;
-  body: Record<string, any>;
+  body: JsonObject;
   headers: Record<string, unknown>;
 }
 
 /** inject() with a JSON body (or a raw string), answering the parsed JSON body. */
-export async function call(t: TestServer, method: string, url: string, payload?: unknown, headers?: Record<string, string>): Promise<Json> {
+export async function call(
+  t: TestServer,
+  method: string,
+  url: string,
+  payload?: unknown,
+  headers?: Record<string, string>,
+): Promise<Json> {
   const res = await t.server.app.inject({
     method: method as 'GET',
     url,
@@ -126,14 +144,18 @@ export async function call(t: TestServer, method: string, url: string, payload?:
     ...(headers === undefined ? {} : { headers }),
   });
   const type = String(res.headers['content-type'] ?? '');
-  return { status: res.statusCode, body: type.includes('json') ? res.json() : { text: res.body }, headers: res.headers };
+  return {
+    status: res.statusCode,
+    body: type.includes('json') ? res.json() : { text: res.body },
+    headers: res.headers,
+  };
 }
 
 /** Asserts a Status body of the given reason and code. */
-export function statusBodyOf(res: Json): { reason: string; code: number; message: string; details?: any } {
+export function statusBodyOf(res: Json): { reason: string; code: number; message: string; details: JsonObject } {
   const b = res.body;
   if (b['kind'] !== 'Status' || b['apiVersion'] !== 'v1' || b['status'] !== 'Failure' || b['code'] !== res.status) {
     throw new Error(`not a Status body for ${res.status}: ${JSON.stringify(b)}`);
   }
-  return b as { reason: string; code: number; message: string; details?: any };
+  return b as { reason: string; code: number; message: string; details: JsonObject };
 }

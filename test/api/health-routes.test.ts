@@ -61,8 +61,20 @@ describe('health, version and metrics', () => {
       assert.equal(res.statusCode, 200);
       assert.match(String(res.headers['content-type']), /^text\/plain/);
       const text = res.body;
-      assert.equal(metricValue(text, /^http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/nodes",status_code="201"\}/), 2);
-      assert.equal(metricValue(text, /^http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/nodes\/:name",status_code="200"\}/), 1);
+      assert.equal(
+        metricValue(
+          text,
+          /^http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/nodes",status_code="201"\}/,
+        ),
+        2,
+      );
+      assert.equal(
+        metricValue(
+          text,
+          /^http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/nodes\/:name",status_code="200"\}/,
+        ),
+        1,
+      );
       assert.equal(metricValue(text, /^shepherd_store_commit_batch_size_count /), 2);
       assert.ok(metricValue(text, /^shepherd_store_commit_duration_seconds_count /) >= 2);
       assert.equal(metricValue(text, /^shepherd_store_revision /), await a.store.currentRevision());

@@ -28,9 +28,14 @@ describe('leases API', () => {
     assert.equal((await call(t, 'GET', '/api/v1/leases/leader')).status, 404);
     const sys = await call(t, 'GET', '/api/v1/namespaces/shepherd-system/leases');
     assert.equal(sys.body['kind'], 'LeaseList');
-    assert.deepEqual(sys.body['items'].map((l: { metadata: { name: string } }) => l.metadata.name), ['leader']);
+    assert.deepEqual(
+      sys.body['items'].map((l: { metadata: { name: string } }) => l.metadata.name),
+      ['leader'],
+    );
     const nodeLeases = await call(t, 'GET', '/api/v1/leases');
-    assert.ok(nodeLeases.body['items'].every((l: { metadata: { namespace: string } }) => l.metadata.namespace === 'node-lease'));
+    assert.ok(
+      nodeLeases.body['items'].every((l: { metadata: { namespace: string } }) => l.metadata.namespace === 'node-lease'),
+    );
   });
 
   it('refuses other namespaces (422) and a body namespace that differs from the URL (400); nothing is written', async () => {
@@ -38,7 +43,10 @@ describe('leases API', () => {
     const other = await call(t, 'POST', '/api/v1/namespaces/default/leases', leaseBody('x1'));
     assert.equal(other.status, 422);
     assert.equal(statusBodyOf(other).details.causes[0].field, 'metadata.namespace');
-    const mismatch = await call(t, 'POST', '/api/v1/leases', { ...leaseBody('x2'), metadata: { name: 'x2', namespace: 'shepherd-system' } });
+    const mismatch = await call(t, 'POST', '/api/v1/leases', {
+      ...leaseBody('x2'),
+      metadata: { name: 'x2', namespace: 'shepherd-system' },
+    });
     assert.equal(mismatch.status, 400);
     assert.equal(statusBodyOf(mismatch).reason, 'BadRequest');
     assert.equal(await snapshot(t), before);
@@ -57,10 +65,16 @@ describe('leases API', () => {
     assert.equal(renewed.body['metadata'].namespace, 'node-lease');
     assert.equal(renewed.body['metadata'].creationTimestamp, created['metadata'].creationTimestamp);
     const before = await snapshot(t);
-    const stale = await call(t, 'PUT', '/api/v1/leases/renew-1', { metadata: { name: 'renew-1', resourceVersion: rv }, spec: created['spec'] });
+    const stale = await call(t, 'PUT', '/api/v1/leases/renew-1', {
+      metadata: { name: 'renew-1', resourceVersion: rv },
+      spec: created['spec'],
+    });
     assert.equal(stale.status, 409);
     assert.equal(statusBodyOf(stale).reason, 'Conflict');
-    const missing = await call(t, 'PUT', '/api/v1/leases/renew-1', { metadata: { name: 'renew-1' }, spec: created['spec'] });
+    const missing = await call(t, 'PUT', '/api/v1/leases/renew-1', {
+      metadata: { name: 'renew-1' },
+      spec: created['spec'],
+    });
     assert.equal(missing.status, 422);
     assert.equal(statusBodyOf(missing).details.causes[0].field, 'metadata.resourceVersion');
     const invalid = await call(t, 'PUT', '/api/v1/leases/renew-1', {
@@ -68,7 +82,12 @@ describe('leases API', () => {
       spec: { holderIdentity: 'renew-1', leaseDurationSeconds: 0, renewTime: 'yesterday' },
     });
     assert.equal(invalid.status, 422);
-    assert.deepEqual(statusBodyOf(invalid).details.causes.map((c: { field: string }) => c.field).sort(), ['spec.leaseDurationSeconds', 'spec.renewTime']);
+    assert.deepEqual(
+      statusBodyOf(invalid)
+        .details.causes.map((c: { field: string }) => c.field)
+        .sort(),
+      ['spec.leaseDurationSeconds', 'spec.renewTime'],
+    );
     assert.equal(await snapshot(t), before);
   });
 
@@ -82,8 +101,13 @@ describe('leases API', () => {
 
   it('DELETE with a stale precondition is 409 and keeps the lease', async () => {
     const created = (await call(t, 'POST', '/api/v1/leases', leaseBody('pre-1'))).body;
-    await call(t, 'PUT', '/api/v1/leases/pre-1', { metadata: { name: 'pre-1', resourceVersion: created['metadata'].resourceVersion }, spec: created['spec'] });
-    const res = await call(t, 'DELETE', '/api/v1/leases/pre-1', { preconditions: { resourceVersion: created['metadata'].resourceVersion } });
+    await call(t, 'PUT', '/api/v1/leases/pre-1', {
+      metadata: { name: 'pre-1', resourceVersion: created['metadata'].resourceVersion },
+      spec: created['spec'],
+    });
+    const res = await call(t, 'DELETE', '/api/v1/leases/pre-1', {
+      preconditions: { resourceVersion: created['metadata'].resourceVersion },
+    });
     assert.equal(res.status, 409);
     assert.equal((await call(t, 'GET', '/api/v1/leases/pre-1')).status, 200);
   });

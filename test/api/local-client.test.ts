@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { LocalApiClient } from '../../src/client/local-client.js';
 import type { Writable } from '../../src/client/api-client.js';
-import { AlreadyExistsError, BadRequestError, ConflictError, GoneError, InvalidError, NotFoundError } from '../../src/core/errors.js';
+import {
+  AlreadyExistsError,
+  BadRequestError,
+  ConflictError,
+  GoneError,
+  InvalidError,
+  NotFoundError,
+} from '../../src/core/errors.js';
 import type { Lease } from '../../src/core/lease.js';
 import type { Node } from '../../src/core/node.js';
 import { eventBody, openTestRegistry, snapshot, type TestRegistry } from './harness.js';
@@ -12,7 +19,10 @@ function node(name: string, labels: Record<string, string> = {}): Writable<Node>
 }
 
 function lease(name: string): Writable<Lease> {
-  return { metadata: { name }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: '2026-11-29T12:00:00.000000Z' } };
+  return {
+    metadata: { name },
+    spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: '2026-11-29T12:00:00.000000Z' },
+  };
 }
 
 describe('LocalApiClient', () => {
@@ -37,7 +47,10 @@ describe('LocalApiClient', () => {
     const list = await client.nodes.list({ labelSelector: 'role=db' });
     assert.equal(list.kind, 'NodeList');
     assert.equal(list.metadata.resourceVersion, String(await t.store.currentRevision()));
-    assert.deepEqual(list.items.map((n) => n.metadata.name), ['l-1']);
+    assert.deepEqual(
+      list.items.map((n) => n.metadata.name),
+      ['l-1'],
+    );
     assert.deepEqual(await client.version(), { version: '9.9.9', storage: 'sqlite' });
   });
 
@@ -49,8 +62,14 @@ describe('LocalApiClient', () => {
     await assert.rejects(client.nodes.update({ ...created, spec: {} }), ConflictError);
     await assert.rejects(client.nodes.update({ metadata: { name: 'e-1' }, spec: {}, status: {} }), InvalidError);
     await assert.rejects(client.nodes.get('missing'), NotFoundError);
-    await assert.rejects(client.nodes.create({ metadata: { name: 'e-2' }, spec: { bogus: 1 } } as unknown as Writable<Node>), InvalidError);
-    await assert.rejects(client.nodes.watch({ labelSelector: 'a b c' })[Symbol.asyncIterator]().next(), BadRequestError);
+    await assert.rejects(
+      client.nodes.create({ metadata: { name: 'e-2' }, spec: { bogus: 1 } } as unknown as Writable<Node>),
+      InvalidError,
+    );
+    await assert.rejects(
+      client.nodes.watch({ labelSelector: 'a b c' })[Symbol.asyncIterator]().next(),
+      BadRequestError,
+    );
     assert.equal(await snapshot(t), before);
   });
 
@@ -70,7 +89,10 @@ describe('LocalApiClient', () => {
     assert.equal(nodeLease.metadata.namespace, 'node-lease');
     const sys = await client.leases('shepherd-system').create(lease('x'));
     assert.equal(sys.metadata.namespace, 'shepherd-system');
-    assert.deepEqual((await client.leases('shepherd-system').list()).items.map((l) => l.metadata.namespace), ['shepherd-system']);
+    assert.deepEqual(
+      (await client.leases('shepherd-system').list()).items.map((l) => l.metadata.namespace),
+      ['shepherd-system'],
+    );
     await client.nodes.create(node('x'));
     await client.nodes.delete('x');
     await assert.rejects(client.leases().get('x'), NotFoundError);
@@ -97,7 +119,10 @@ describe('LocalApiClient', () => {
     const pending = it.next();
     await t.clock.advance(1000);
     const bm = await pending;
-    assert.deepEqual(bm.value, { type: 'BOOKMARK', object: { kind: 'Node', apiVersion: 'v1', metadata: { resourceVersion: created.metadata.resourceVersion } } });
+    assert.deepEqual(bm.value, {
+      type: 'BOOKMARK',
+      object: { kind: 'Node', apiVersion: 'v1', metadata: { resourceVersion: created.metadata.resourceVersion } },
+    });
     const ending = it.next();
     stop.abort();
     assert.equal((await ending).done, true);

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { call, leaseBody, nodeBody, snapshot, startTestServer, statusBodyOf, type TestServer } from './harness.js';
 
-const READY = { conditions: [{ type: 'Ready', status: 'True', reason: 'AgentReady', message: 'ok', lastHeartbeatTime: '2026-11-29T12:00:00.000Z' }] };
+const READY = {
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'True',
+      reason: 'AgentReady',
+      message: 'ok',
+      lastHeartbeatTime: '2026-11-29T12:00:00.000Z',
+    },
+  ],
+};
 
 describe('nodes API', () => {
   let t: TestServer;
@@ -14,7 +24,9 @@ describe('nodes API', () => {
   });
 
   it('creates a node with server-set metadata and defaults, ignoring client uid and resourceVersion', async () => {
-    const res = await call(t, 'POST', '/api/v1/nodes', { metadata: { name: 'create-1', uid: 'mine', resourceVersion: '999' } });
+    const res = await call(t, 'POST', '/api/v1/nodes', {
+      metadata: { name: 'create-1', uid: 'mine', resourceVersion: '999' },
+    });
     assert.equal(res.status, 201);
     assert.equal(res.body['apiVersion'], 'v1');
     assert.equal(res.body['kind'], 'Node');
@@ -50,7 +62,12 @@ describe('nodes API', () => {
   it('PUT replaces labels and spec, keeps uid, creationTimestamp and the stored status', async () => {
     const created = (await call(t, 'POST', '/api/v1/nodes', nodeBody('put-1', { status: READY }))).body;
     const res = await call(t, 'PUT', '/api/v1/nodes/put-1', {
-      metadata: { name: 'put-1', resourceVersion: created['metadata'].resourceVersion, uid: 'other', labels: { role: 'db' } },
+      metadata: {
+        name: 'put-1',
+        resourceVersion: created['metadata'].resourceVersion,
+        uid: 'other',
+        labels: { role: 'db' },
+      },
       spec: { unschedulable: true },
       status: { conditions: [{ type: 'Ready', status: 'False' }] },
     });
@@ -79,10 +96,17 @@ describe('nodes API', () => {
   it('PUT with a stale resourceVersion is 409 Conflict and writes nothing', async () => {
     const created = (await call(t, 'POST', '/api/v1/nodes', nodeBody('conflict-1'))).body;
     const rv = created['metadata'].resourceVersion as string;
-    await call(t, 'PUT', '/api/v1/nodes/conflict-1', { metadata: { name: 'conflict-1', resourceVersion: rv }, spec: { unschedulable: true } });
+    await call(t, 'PUT', '/api/v1/nodes/conflict-1', {
+      metadata: { name: 'conflict-1', resourceVersion: rv },
+      spec: { unschedulable: true },
+    });
     const before = await snapshot(t);
     for (const url of ['/api/v1/nodes/conflict-1', '/api/v1/nodes/conflict-1/status']) {
-      const res = await call(t, 'PUT', url, { metadata: { name: 'conflict-1', resourceVersion: rv }, spec: {}, status: READY });
+      const res = await call(t, 'PUT', url, {
+        metadata: { name: 'conflict-1', resourceVersion: rv },
+        spec: {},
+        status: READY,
+      });
       assert.equal(res.status, 409, url);
       assert.equal(statusBodyOf(res).reason, 'Conflict');
     }
@@ -92,11 +116,16 @@ describe('nodes API', () => {
   it('PUT without metadata.resourceVersion is 422 Invalid naming the field, and writes nothing', async () => {
     await call(t, 'POST', '/api/v1/nodes', nodeBody('norv-1'));
     const before = await snapshot(t);
-    const res = await call(t, 'PUT', '/api/v1/nodes/norv-1', { metadata: { name: 'norv-1' }, spec: { unschedulable: true } });
+    const res = await call(t, 'PUT', '/api/v1/nodes/norv-1', {
+      metadata: { name: 'norv-1' },
+      spec: { unschedulable: true },
+    });
     assert.equal(res.status, 422);
     const s = statusBodyOf(res);
     assert.equal(s.reason, 'Invalid');
-    assert.deepEqual(s.details.causes, [{ field: 'metadata.resourceVersion', message: 'must be specified for an update' }]);
+    assert.deepEqual(s.details.causes, [
+      { field: 'metadata.resourceVersion', message: 'must be specified for an update' },
+    ]);
     assert.equal(await snapshot(t), before);
   });
 
@@ -104,7 +133,9 @@ describe('nodes API', () => {
     const created = (await call(t, 'POST', '/api/v1/nodes', nodeBody('url-1'))).body;
     await call(t, 'POST', '/api/v1/nodes', nodeBody('url-2'));
     const before = await snapshot(t);
-    const res = await call(t, 'PUT', '/api/v1/nodes/url-2', { metadata: { name: 'url-1', resourceVersion: created['metadata'].resourceVersion } });
+    const res = await call(t, 'PUT', '/api/v1/nodes/url-2', {
+      metadata: { name: 'url-1', resourceVersion: created['metadata'].resourceVersion },
+    });
     assert.equal(res.status, 400);
     assert.equal(statusBodyOf(res).reason, 'BadRequest');
     assert.equal(await snapshot(t), before);

@@ -7,7 +7,16 @@ import { recordingLogger } from '../../src/core/logger.js';
 import { seededRandom } from '../../src/core/random.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeClock } from '../support/fake-clock.js';
-import { call, nodeBody, openTestStore, snapshot, startTestServer, statusBodyOf, type TestServer, type TestStore } from './harness.js';
+import {
+  call,
+  nodeBody,
+  openTestStore,
+  snapshot,
+  startTestServer,
+  statusBodyOf,
+  type TestServer,
+  type TestStore,
+} from './harness.js';
 
 describe('Status bodies for client errors', () => {
   let t: TestServer;
@@ -34,7 +43,11 @@ describe('Status bodies for client errors', () => {
   });
 
   it('404 NotFound for an unknown route', async () => {
-    for (const [method, url] of [['GET', '/api/v1/pods'], ['POST', '/nope'], ['PATCH', '/api/v1/nodes/existing']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/v1/pods'],
+      ['POST', '/nope'],
+      ['PATCH', '/api/v1/nodes/existing'],
+    ] as const) {
       const res = await call(t, method, url, method === 'GET' ? undefined : {});
       assert.equal(res.status, 404, `${method} ${url}`);
       assert.equal(statusBodyOf(res).reason, 'NotFound');
@@ -79,7 +92,10 @@ describe('Status bodies for client errors', () => {
   it('422 Invalid when apiVersion or kind does not match the resource', async () => {
     const res = await call(t, 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Lease', metadata: { name: 'k1' } });
     assert.equal(res.status, 422);
-    assert.deepEqual(statusBodyOf(res).details.causes.map((c: { field: string }) => c.field), ['kind']);
+    assert.deepEqual(
+      statusBodyOf(res).details.causes.map((c: { field: string }) => c.field),
+      ['kind'],
+    );
   });
 });
 

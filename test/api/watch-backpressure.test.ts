@@ -22,7 +22,9 @@ describe('watch stream backpressure', () => {
         if (pulled % 64 === 0) await new Promise<void>((r) => setImmediate(r));
       }
     }
-    app.get('/watch', (request, reply) => watches.serve(request, reply, { resource: 'nodes', timeoutSeconds: undefined, events: endless }));
+    app.get('/watch', (request, reply) =>
+      watches.serve(request, reply, { resource: 'nodes', timeoutSeconds: undefined, events: endless }),
+    );
     await app.listen({ host: '127.0.0.1', port: 0 });
     const addr = app.server.address();
     assert.ok(addr !== null && typeof addr === 'object');
@@ -41,7 +43,11 @@ describe('watch stream backpressure', () => {
         last = pulled;
       }
       assert.ok(pulled > 0, 'the stream started');
-      assert.equal(stableFor, 3, `still pulling after 5 s (${pulled} events): the server buffers for a client that does not read`);
+      assert.equal(
+        stableFor,
+        3,
+        `still pulling after 5 s (${pulled} events): the server buffers for a client that does not read`,
+      );
       assert.ok(pulled * padding.length < 64 * 1024 * 1024, `pulled ${pulled} events`);
     } finally {
       socket.destroy();

@@ -1,9 +1,11 @@
+import type { JsonObject } from '../support/json.js';
+
 /** A minimal NDJSON watch reader over fetch, for tests against a listening server. */
 export interface WatchConnection {
   status: number;
   contentType: string;
   /** The next event, or undefined when the stream ended. Rejects after timeoutMs (real time). */
-  next(timeoutMs?: number): Promise<Record<string, any> | undefined>;
+  next(timeoutMs?: number): Promise<JsonObject | undefined>;
   close(): void;
 }
 
@@ -50,7 +52,7 @@ export async function openWatch(url: string): Promise<WatchConnection> {
         clearTimeout(timer);
       }
       const line = lines.shift();
-      return line === undefined ? undefined : (JSON.parse(line) as Record<string, any>);
+      return line === undefined ? undefined : (JSON.parse(line) as JsonObject);
     },
     close() {
       abort.abort();

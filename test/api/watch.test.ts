@@ -4,8 +4,9 @@ import type { FakeClock } from '../support/fake-clock.js';
 import { flush } from '../support/fake-clock.js';
 import { call, leaseBody, nodeBody, startTestServer, statusBodyOf, type TestServer } from './harness.js';
 import { openWatch, type WatchConnection } from './watch-client.js';
+import type { JsonObject } from '../support/json.js';
 
-function summary(ev: Record<string, any> | undefined): string {
+function summary(ev: JsonObject | undefined): string {
   if (ev === undefined) return 'END';
   return `${ev['type']} ${ev['object'].metadata.name ?? ''}@${ev['object'].metadata.resourceVersion}`;
 }
@@ -42,9 +43,17 @@ describe('watch over a listening server', () => {
     const w = await watch('/api/v1/nodes?watch=true');
     assert.equal(w.status, 200);
     assert.equal(w.contentType, 'application/x-ndjson');
-    assert.deepEqual([summary(await w.next()), summary(await w.next())].map((s) => s.split('@')[0]), ['ADDED w-a', 'ADDED w-b']);
+    assert.deepEqual(
+      [summary(await w.next()), summary(await w.next())].map((s) => s.split('@')[0]),
+      ['ADDED w-a', 'ADDED w-b'],
+    );
     await call(t, 'POST', '/api/v1/nodes', nodeBody('w-c'));
-    const upd = (await call(t, 'PUT', '/api/v1/nodes/w-a', { metadata: { name: 'w-a', resourceVersion: a['metadata'].resourceVersion }, spec: { unschedulable: true } })).body;
+    const upd = (
+      await call(t, 'PUT', '/api/v1/nodes/w-a', {
+        metadata: { name: 'w-a', resourceVersion: a['metadata'].resourceVersion },
+        spec: { unschedulable: true },
+      })
+    ).body;
     const del = (await call(t, 'DELETE', '/api/v1/nodes/w-c')).body;
     const c = await w.next();
     assert.equal(summary(c).split('@')[0], 'ADDED w-c');
@@ -66,7 +75,9 @@ describe('watch over a listening server', () => {
   });
 
   it('filters by labelSelector and by lease namespace', async () => {
-    const w = await watch(`/api/v1/nodes?watch=true&resourceVersion=${await t.store.currentRevision()}&labelSelector=pick%3Dme`);
+    const w = await watch(
+      `/api/v1/nodes?watch=true&resourceVersion=${await t.store.currentRevision()}&labelSelector=pick%3Dme`,
+    );
     await call(t, 'POST', '/api/v1/nodes', { metadata: { name: 'f-no', labels: { pick: 'not' } } });
     await call(t, 'POST', '/api/v1/nodes', { metadata: { name: 'f-yes', labels: { pick: 'me' } } });
     assert.equal(summary(await w.next()).split('@')[0], 'ADDED f-yes');
@@ -86,7 +97,10 @@ describe('watch over a listening server', () => {
     await flush();
     await clock.advance(1000);
     const bm = await w.next();
-    assert.deepEqual(bm, { type: 'BOOKMARK', object: { kind: 'Node', apiVersion: 'v1', metadata: { resourceVersion: String(rev) } } });
+    assert.deepEqual(bm, {
+      type: 'BOOKMARK',
+      object: { kind: 'Node', apiVersion: 'v1', metadata: { resourceVersion: String(rev) } },
+    });
     // A lease write moves the global revision; the next idle bookmark of the node watch carries it.
     const lease = (await call(t, 'POST', '/api/v1/leases', leaseBody('bm-lease-2'))).body;
     await clock.advance(1000);
@@ -119,7 +133,9 @@ describe('watch over a listening server', () => {
   });
 
   it('ends the stream cleanly after timeoutSeconds', async () => {
-    const w = await watch(`/api/v1/nodes?watch=true&resourceVersion=${await t.store.currentRevision()}&timeoutSeconds=5`);
+    const w = await watch(
+      `/api/v1/nodes?watch=true&resourceVersion=${await t.store.currentRevision()}&timeoutSeconds=5`,
+    );
     await flush();
     await clock.advance(4000);
     await call(t, 'POST', '/api/v1/nodes', nodeBody('to-1'));

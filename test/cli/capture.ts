@@ -23,7 +23,15 @@ export interface TestDeps extends CliDeps {
 }
 
 export function testDeps(client: ApiClient, extra: Partial<CliDeps> = {}): TestDeps {
-  return { client, out: new Capture(), err: new Capture(), now: () => NOW, colour: false, clock: new FakeClock(NOW), ...extra } as TestDeps;
+  return {
+    client,
+    out: new Capture(),
+    err: new Capture(),
+    now: () => NOW,
+    colour: false,
+    clock: new FakeClock(NOW),
+    ...extra,
+  } as TestDeps;
 }
 
 /**

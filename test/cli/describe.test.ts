@@ -7,12 +7,15 @@ import { EVENTS, LEASES, NODES, ZONES } from './fixtures.js';
 
 const client = (): FakeApiClient => new FakeApiClient({ nodes: NODES, leases: LEASES, events: EVENTS, zones: ZONES });
 
-test('describe node: labels, conditions, taints with ages, lease, zone state and rate, the node\'s events', async () => {
+test("describe node: labels, conditions, taints with ages, lease, zone state and rate, the node's events", async () => {
   const c = client();
   const d = testDeps(c);
   assert.equal(await runDescribeNode(d, 'node-2'), 0);
   assertGolden('describe-node-2', d.out.text);
-  assert.ok(c.events.calls.includes('list |involvedObject.kind=Node,involvedObject.name=node-2'), 'asks only for this node\'s events');
+  assert.ok(
+    c.events.calls.includes('list |involvedObject.kind=Node,involvedObject.name=node-2'),
+    "asks only for this node's events",
+  );
 });
 
 test('describe node without lease, zone object, conditions or events says so', async () => {

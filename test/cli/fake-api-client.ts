@@ -68,7 +68,10 @@ export class FakeResource<T extends Obj> implements ResourceClient<T> {
   /** Called when a watch opens, so a test can react (e.g. push an event). */
   onWatch: ((feed: WatchFeed<T>) => void) | undefined;
 
-  constructor(readonly kind: string, items: T[] = []) {
+  constructor(
+    readonly kind: string,
+    items: T[] = [],
+  ) {
     for (const i of items) this.objects.set(i.metadata.name, i);
   }
 

@@ -72,7 +72,11 @@ export function node(
   };
 }
 
-export function lease(name: string, renewedAgo: number, o: { namespace?: string; holder?: string; duration?: number } = {}): Lease {
+export function lease(
+  name: string,
+  renewedAgo: number,
+  o: { namespace?: string; holder?: string; duration?: number } = {},
+): Lease {
   return {
     apiVersion: 'coordination/v1',
     kind: 'Lease',
@@ -114,7 +118,13 @@ export function zone(name: string, status: Zone['status'], annotations?: Record<
 const ZONE = 'topology.kubernetes.io/zone';
 
 export const NODES: Node[] = [
-  node('node-1', { created: 2 * D + 4 * H, labels: { [ZONE]: 'zone-a', tier: 'web' }, ready: 'True', heartbeat: 40 * S, info: true }),
+  node('node-1', {
+    created: 2 * D + 4 * H,
+    labels: { [ZONE]: 'zone-a', tier: 'web' },
+    ready: 'True',
+    heartbeat: 40 * S,
+    info: true,
+  }),
   node('node-2', {
     created: 5 * H,
     labels: { [ZONE]: 'zone-a' },
@@ -141,7 +151,11 @@ export const NODES: Node[] = [
 export const LEASES: Lease[] = [
   lease('node-1', 3 * S),
   lease('node-2', 5 * M + 10 * S),
-  lease('shepherd-node-lifecycle-controller', 2 * S, { namespace: 'shepherd-system', holder: 'ctrl-host_4242', duration: 15 }),
+  lease('shepherd-node-lifecycle-controller', 2 * S, {
+    namespace: 'shepherd-system',
+    holder: 'ctrl-host_4242',
+    duration: 15,
+  }),
 ];
 
 export const EVENTS: Event[] = [
@@ -172,6 +186,10 @@ export const EVENTS: Event[] = [
 
 export const ZONES: Zone[] = [
   zone('default', { state: 'Normal', nodes: 1, notReady: 1, evictionRate: 0.1 }),
-  zone('zone-a', { state: 'Normal', nodes: 2, notReady: 1, evictionRate: 0.1 }, { 'shepherd.io/controller-leader': 'ctrl-host_4242' }),
+  zone(
+    'zone-a',
+    { state: 'Normal', nodes: 2, notReady: 1, evictionRate: 0.1 },
+    { 'shepherd.io/controller-leader': 'ctrl-host_4242' },
+  ),
   zone('zone-b', { state: 'FullDisruption', nodes: 1, notReady: 1, evictionRate: 0.1 }),
 ];

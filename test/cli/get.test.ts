@@ -45,7 +45,11 @@ test('get events: newest first, OBJECT as kind/name, COUNT', async () => {
 test('get events with a type filter and a field selector', async () => {
   const d = testDeps(client());
   await runGet(d, get('events', { types: ['Warning'], fieldSelector: 'involvedObject.name=node-2' }));
-  const reasons = d.out.text.trim().split('\n').slice(1).map((l) => l.split(/\s{3,}/)[2]);
+  const reasons = d.out.text
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(/\s{3,}/)[2]);
   assert.deepEqual(reasons, ['NodeTainted', 'NodeNotReady']);
 });
 
@@ -58,11 +62,15 @@ test('get zones: table, then the controller leader from the leader Lease', async
 test('get zones explains master disruption and a holding circuit breaker; leader from annotation without a Lease', async () => {
   const c = new FakeApiClient({
     zones: [
-      zone('zone-a', { state: 'FullDisruption', nodes: 3, notReady: 3, evictionRate: 0 }, {
-        'shepherd.io/master-disruption': 'true',
-        'shepherd.io/lease-circuit-breaker': 'lease node-lease/node-7 cached at resourceVersion 812, live 840',
-        'shepherd.io/controller-leader': 'other-host_7',
-      }),
+      zone(
+        'zone-a',
+        { state: 'FullDisruption', nodes: 3, notReady: 3, evictionRate: 0 },
+        {
+          'shepherd.io/master-disruption': 'true',
+          'shepherd.io/lease-circuit-breaker': 'lease node-lease/node-7 cached at resourceVersion 812, live 840',
+          'shepherd.io/controller-leader': 'other-host_7',
+        },
+      ),
       zone('zone-b', { state: 'FullDisruption', nodes: 60, notReady: 60, evictionRate: 0 }),
     ],
   });

@@ -41,11 +41,36 @@ async function run(
 test('--help explains every command, global flag and environment variable, exit 0', async () => {
   const r = await run(['--help']);
   assert.equal(r.code, 0);
-  for (const word of ['get', 'nodes', 'events', 'zones', 'leases', 'describe', 'delete', 'version', '--server', '--token', '--token-file', '--certificate-authority', '--request-timeout', 'SHEPHERD_API', 'SHEPHERD_TOKEN', 'NO_COLOR']) {
+  for (const word of [
+    'get',
+    'nodes',
+    'events',
+    'zones',
+    'leases',
+    'describe',
+    'delete',
+    'version',
+    '--server',
+    '--token',
+    '--token-file',
+    '--certificate-authority',
+    '--request-timeout',
+    'SHEPHERD_API',
+    'SHEPHERD_TOKEN',
+    'NO_COLOR',
+  ]) {
     assert.ok(r.out.includes(word), `help mentions ${word}`);
   }
   const get = await run(['get', '--help']);
-  for (const flag of ['--output', '--selector', '--field-selector', '--watch', '--no-headers', '--namespace', '--server']) {
+  for (const flag of [
+    '--output',
+    '--selector',
+    '--field-selector',
+    '--watch',
+    '--no-headers',
+    '--namespace',
+    '--server',
+  ]) {
     assert.ok(get.out.includes(flag), `get --help mentions ${flag}`);
   }
   const ev = await run(['events', '--help']);
@@ -54,7 +79,13 @@ test('--help explains every command, global flag and environment variable, exit 
 });
 
 test('usage errors print the message and the usage to stderr, exit 1, without contacting the server', async () => {
-  for (const argv of [['get'], ['get', 'nodes', '--bogus'], ['get', 'nodes', '-o', 'xml'], ['frobnicate'], ['nodes', '--request-timeout', 'soon']]) {
+  for (const argv of [
+    ['get'],
+    ['get', 'nodes', '--bogus'],
+    ['get', 'nodes', '-o', 'xml'],
+    ['frobnicate'],
+    ['nodes', '--request-timeout', 'soon'],
+  ]) {
     const r = await run(argv);
     assert.equal(r.code, 1, argv.join(' '));
     assert.match(r.err, /^sheepctl: /, argv.join(' '));
@@ -73,7 +104,11 @@ test('usage errors print the message and the usage to stderr, exit 1, without co
 test('a connection failure names the address and suggests SHEPHERD_API, exit 1', async () => {
   const refused = Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:9999'), { code: 'ECONNREFUSED' });
   const client = new FakeApiClient();
-  client.failAll(new ServiceUnavailableError('cannot reach the shepherd API at http://10.1.2.3:9999: connection refused', { cause: refused }));
+  client.failAll(
+    new ServiceUnavailableError('cannot reach the shepherd API at http://10.1.2.3:9999: connection refused', {
+      cause: refused,
+    }),
+  );
   const r = await run(['nodes'], { env: { SHEPHERD_API: '10.1.2.3:9999' }, client });
   assert.equal(r.code, 1);
   assert.equal(
@@ -86,7 +121,10 @@ test('a connection failure names the address and suggests SHEPHERD_API, exit 1',
   down.failAll(new ServiceUnavailableError('storage is not open yet'));
   const r2 = await run(['zones', '--server', 'ctl.example:9876'], { client: down });
   assert.equal(r2.code, 1);
-  assert.match(r2.err, /^sheepctl: the shepherd API at ctl\.example:9876 is unavailable \(storage is not open yet\).*SHEPHERD_API/);
+  assert.match(
+    r2.err,
+    /^sheepctl: the shepherd API at ctl\.example:9876 is unavailable \(storage is not open yet\).*SHEPHERD_API/,
+  );
 });
 
 test('not found names the object: get, describe and delete', async () => {
@@ -154,10 +192,15 @@ test('events --for node/NAME --types Warning', async () => {
 });
 
 test('global flags and environment reach the client; flags beat env', async () => {
-  const r = await run(['nodes', '--server', 'a:1', '--token', 't0k', '--request-timeout', '1m30s', '--certificate-authority', '/ca.pem'], {
-    env: { SHEPHERD_API: 'b:2', SHEPHERD_TOKEN: 'envtoken' },
-  });
-  assert.deepEqual(r.globals, [{ server: 'a:1', token: 't0k', tokenFile: undefined, certificateAuthority: '/ca.pem', requestTimeoutMs: 90_000 }]);
+  const r = await run(
+    ['nodes', '--server', 'a:1', '--token', 't0k', '--request-timeout', '1m30s', '--certificate-authority', '/ca.pem'],
+    {
+      env: { SHEPHERD_API: 'b:2', SHEPHERD_TOKEN: 'envtoken' },
+    },
+  );
+  assert.deepEqual(r.globals, [
+    { server: 'a:1', token: 't0k', tokenFile: undefined, certificateAuthority: '/ca.pem', requestTimeoutMs: 90_000 },
+  ]);
   const env = await run(['--server', 'c:3', 'zones'], { env: { SHEPHERD_TOKEN: 'envtoken' } });
   assert.equal(env.globals[0]?.server, 'c:3', 'global flags work before the command too');
   assert.equal(env.globals[0]?.token, 'envtoken');

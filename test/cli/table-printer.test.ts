@@ -8,7 +8,10 @@ test('columns are padded to the widest cell plus 3 spaces; the last column is no
     ['a', 'Ready', '5m'],
     ['longer-name', 'NotReady', '12d'],
   ]);
-  assert.equal(out, ['NAME          STATUS     AGE', 'a             Ready      5m', 'longer-name   NotReady   12d', ''].join('\n'));
+  assert.equal(
+    out,
+    ['NAME          STATUS     AGE', 'a             Ready      5m', 'longer-name   NotReady   12d', ''].join('\n'),
+  );
 });
 
 test('empty cells print <none>', () => {

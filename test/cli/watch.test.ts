@@ -73,7 +73,10 @@ test('-w resumes from the last resourceVersion when the stream ends (server rest
   client.nodes.resourceVersion = '200';
   client.nodes.feeds[1]?.fail(new GoneError('too old resource version: 101 (150)'));
   await flush();
-  assert.equal(d.out.text.split('\n').slice(4).join('\n'), ['node/node-4', `node/${gone.metadata.name}`, ''].join('\n'));
+  assert.equal(
+    d.out.text.split('\n').slice(4).join('\n'),
+    ['node/node-4', `node/${gone.metadata.name}`, ''].join('\n'),
+  );
   assert.equal(client.nodes.feeds[2]?.request.resourceVersion, '200', 'continues from the relist');
   stop.abort();
   assert.equal(await done, 0);
@@ -114,7 +117,10 @@ test('-w --output-watch-events adds an EVENT column; -w -o json prints one objec
   const header = lines[0] ?? '';
   for (const col of ['NAME', 'STATUS', 'ZONE']) {
     const at = header.indexOf(col);
-    assert.ok(/^ +$/.test((lines[2] ?? '').slice(at - 3, at)) && (lines[2] ?? '')[at] !== ' ', `${col} stays aligned after DELETED`);
+    assert.ok(
+      /^ +$/.test((lines[2] ?? '').slice(at - 3, at)) && (lines[2] ?? '')[at] !== ' ',
+      `${col} stays aligned after DELETED`,
+    );
   }
 
   const b = setup();

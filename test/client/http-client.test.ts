@@ -56,7 +56,8 @@ describe('readTokenFile', () => {
     writeFileSync(join(dir, 't'), '  s3cret\n');
     assert.equal(readTokenFile(join(dir, 't')), 's3cret');
   });
-  it('names a missing file', () => assert.throws(() => readTokenFile(join(dir, 'nope')), /cannot read the token file .*nope.*ENOENT/));
+  it('names a missing file', () =>
+    assert.throws(() => readTokenFile(join(dir, 'nope')), /cannot read the token file .*nope.*ENOENT/));
   it('rejects an empty file', () => {
     writeFileSync(join(dir, 'empty'), ' \n');
     assert.throws(() => readTokenFile(join(dir, 'empty')), /is empty/);
@@ -85,7 +86,12 @@ describe('HttpApiClient', () => {
   it('sends every endpoint to its path with the token and a user agent', async () => {
     server
       .reply('GET', '/api/v1/nodes/node-1', 200, node('node-1'))
-      .reply('GET', '/api/v1/nodes', 200, { apiVersion: 'v1', kind: 'NodeList', metadata: { resourceVersion: '9' }, items: [node('a')] })
+      .reply('GET', '/api/v1/nodes', 200, {
+        apiVersion: 'v1',
+        kind: 'NodeList',
+        metadata: { resourceVersion: '9' },
+        items: [node('a')],
+      })
       .reply('POST', '/api/v1/nodes', 201, node('node-2', '10'))
       .reply('PUT', '/api/v1/nodes/node-1', 200, node('node-1', '11'))
       .reply('PUT', '/api/v1/nodes/node-1/status', 200, node('node-1', '12'))
@@ -99,7 +105,10 @@ describe('HttpApiClient', () => {
     assert.equal((await c.nodes.get('node-1')).metadata.name, 'node-1');
     const list = await c.nodes.list({ labelSelector: 'zone=a,x!=y' });
     assert.equal(list.metadata.resourceVersion, '9');
-    assert.equal((await c.nodes.create({ metadata: { name: 'node-2' }, spec: {} } as never)).metadata.resourceVersion, '10');
+    assert.equal(
+      (await c.nodes.create({ metadata: { name: 'node-2' }, spec: {} } as never)).metadata.resourceVersion,
+      '10',
+    );
     assert.equal((await c.nodes.update(node('node-1') as never)).metadata.resourceVersion, '11');
     assert.equal((await c.nodes.updateStatus(node('node-1') as never)).metadata.resourceVersion, '12');
     assert.equal((await c.nodes.delete('node-1')).metadata.resourceVersion, '13');
@@ -122,12 +131,21 @@ describe('HttpApiClient', () => {
 
   it('revives Status bodies as the same error classes', async () => {
     server
-      .replyStatus('GET', '/api/v1/nodes/x', 404, 'NotFound', 'nodes "x" not found', { details: { kind: 'nodes', name: 'x' } })
-      .replyStatus('PUT', '/api/v1/nodes/x', 409, 'Conflict', 'the object has been modified', { details: { kind: 'nodes', name: 'x' } })
-      .replyStatus('POST', '/api/v1/nodes', 422, 'Invalid', 'Node is invalid', { details: { causes: [{ field: 'spec.bogus', message: 'unknown field' }] } })
+      .replyStatus('GET', '/api/v1/nodes/x', 404, 'NotFound', 'nodes "x" not found', {
+        details: { kind: 'nodes', name: 'x' },
+      })
+      .replyStatus('PUT', '/api/v1/nodes/x', 409, 'Conflict', 'the object has been modified', {
+        details: { kind: 'nodes', name: 'x' },
+      })
+      .replyStatus('POST', '/api/v1/nodes', 422, 'Invalid', 'Node is invalid', {
+        details: { causes: [{ field: 'spec.bogus', message: 'unknown field' }] },
+      })
       .replyStatus('GET', '/api/v1/zones', 401, 'Unauthorized', 'send a token');
     const c = client();
-    await assert.rejects(c.nodes.get('x'), (e) => e instanceof NotFoundError && e.details?.name === 'x' && e.message === 'nodes "x" not found');
+    await assert.rejects(
+      c.nodes.get('x'),
+      (e) => e instanceof NotFoundError && e.details?.name === 'x' && e.message === 'nodes "x" not found',
+    );
     await assert.rejects(c.nodes.update(node('x') as never), ConflictError);
     await assert.rejects(
       c.nodes.create(node('y') as never),
@@ -137,9 +155,14 @@ describe('HttpApiClient', () => {
   });
 
   it('gives a non-Status error body the reason of its HTTP code', async () => {
-    server.reply('GET', '/api/v1/nodes/a', 502, '<html>bad gateway</html>').reply('GET', '/api/v1/nodes/b', 403, { oops: 1 });
+    server
+      .reply('GET', '/api/v1/nodes/a', 502, '<html>bad gateway</html>')
+      .reply('GET', '/api/v1/nodes/b', 403, { oops: 1 });
     const c = client();
-    await assert.rejects(c.nodes.get('a'), (e) => e instanceof ShepherdError && e.reason === 'InternalError' && /HTTP 502/.test(e.message));
+    await assert.rejects(
+      c.nodes.get('a'),
+      (e) => e instanceof ShepherdError && e.reason === 'InternalError' && /HTTP 502/.test(e.message),
+    );
     await assert.rejects(c.nodes.get('b'), (e) => e instanceof ShepherdError && e.reason === 'Forbidden');
   });
 
@@ -153,12 +176,23 @@ describe('HttpApiClient', () => {
       return true;
     });
     assert.equal(clock.sleeps.length, 2);
-    assert.ok(clock.sleeps[0]! < 100 && clock.sleeps[1]! < 200, `full jitter within the doubling ceiling: ${clock.sleeps}`);
+    assert.ok(
+      clock.sleeps[0]! < 100 && clock.sleeps[1]! < 200,
+      `full jitter within the doubling ceiling: ${clock.sleeps}`,
+    );
   });
 
   it('retries 503 and 429 on GET/PUT/DELETE, honouring Retry-After', async () => {
     server
-      .replyStatus('GET', '/api/v1/nodes/a', 503, 'ServiceUnavailable', 'store busy', { headers: { 'retry-after': '3' } }, 1)
+      .replyStatus(
+        'GET',
+        '/api/v1/nodes/a',
+        503,
+        'ServiceUnavailable',
+        'store busy',
+        { headers: { 'retry-after': '3' } },
+        1,
+      )
       .reply('GET', '/api/v1/nodes/a', 200, node('a'))
       .replyStatus('PUT', '/api/v1/nodes/a', 429, 'TooManyRequests', 'slow down', {}, 1)
       .reply('PUT', '/api/v1/nodes/a', 200, node('a', '6'))
@@ -211,7 +245,13 @@ describe('HttpApiClient', () => {
   it('moves to another address when one answers 503', async () => {
     const draining = await FakeHttpServer.start();
     try {
-      draining.replyStatus('GET', '/api/v1/nodes/a', 503, 'ServiceUnavailable', 'the server is shutting down: retry against another server');
+      draining.replyStatus(
+        'GET',
+        '/api/v1/nodes/a',
+        503,
+        'ServiceUnavailable',
+        'the server is shutting down: retry against another server',
+      );
       server.reply('GET', '/api/v1/nodes/a', 200, node('a'));
       assert.equal((await client({ addresses: [draining.address, server.address] }).nodes.get('a')).metadata.name, 'a');
       assert.deepEqual(clock.sleeps, []);
@@ -235,7 +275,9 @@ describe('HttpApiClient', () => {
 
   it('never logs the token', async () => {
     const log = recordingLogger();
-    server.replyStatus('GET', '/api/v1/nodes/a', 503, 'ServiceUnavailable', 'busy', {}, 2).reply('GET', '/api/v1/nodes/a', 200, node('a'));
+    server
+      .replyStatus('GET', '/api/v1/nodes/a', 503, 'ServiceUnavailable', 'busy', {}, 2)
+      .reply('GET', '/api/v1/nodes/a', 200, node('a'));
     await client({ token: 'very-secret-token', log }).nodes.get('a');
     assert.ok(log.lines.length >= 2, 'retries are logged');
     assert.ok(!JSON.stringify(log.lines).includes('very-secret-token'));

@@ -11,12 +11,37 @@ import { StepClock } from './step-clock.js';
 const lease = (name: string, rv: string, renewTime = '2026-11-29T12:00:00.000Z'): Lease => ({
   apiVersion: 'coordination/v1',
   kind: 'Lease',
-  metadata: { name, namespace: 'node-lease', uid: `uid-${name}`, resourceVersion: rv, creationTimestamp: '2026-11-29T11:00:00.000Z' },
+  metadata: {
+    name,
+    namespace: 'node-lease',
+    uid: `uid-${name}`,
+    resourceVersion: rv,
+    creationTimestamp: '2026-11-29T11:00:00.000Z',
+  },
   spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime },
 });
-const leaseList = (rv: string, items: Lease[]) => ({ apiVersion: 'coordination/v1', kind: 'LeaseList', metadata: { resourceVersion: rv }, items });
-const bookmark = (rv: string) => ({ type: 'BOOKMARK', object: { kind: 'Lease', apiVersion: 'coordination/v1', metadata: { resourceVersion: rv } } });
-const gone = { type: 'ERROR', object: { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', reason: 'Gone', code: 410, message: 'too old resource version' } };
+const leaseList = (rv: string, items: Lease[]) => ({
+  apiVersion: 'coordination/v1',
+  kind: 'LeaseList',
+  metadata: { resourceVersion: rv },
+  items,
+});
+const bookmark = (rv: string) => ({
+  type: 'BOOKMARK',
+  object: { kind: 'Lease', apiVersion: 'coordination/v1', metadata: { resourceVersion: rv } },
+});
+const gone = {
+  type: 'ERROR',
+  object: {
+    apiVersion: 'v1',
+    kind: 'Status',
+    metadata: {},
+    status: 'Failure',
+    reason: 'Gone',
+    code: 410,
+    message: 'too old resource version',
+  },
+};
 const PATH = '/api/v1/leases';
 
 describe('Informer', () => {
@@ -32,7 +57,12 @@ describe('Informer', () => {
     server = await FakeHttpServer.start();
     server.acceptWatches(PATH);
     clock = new StepClock();
-    client = new HttpApiClient({ addresses: [server.address], clock, random: seededRandom(3), retry: { maxAttempts: 1 } });
+    client = new HttpApiClient({
+      addresses: [server.address],
+      clock,
+      random: seededRandom(3),
+      retry: { maxAttempts: 1 },
+    });
     informer = new Informer<Lease>({
       client: client.leases(),
       clock,
@@ -43,7 +73,11 @@ describe('Informer', () => {
       name: 'leases',
     });
     seen = [];
-    informer.onEvent((type, obj, old) => seen.push(`${type} ${obj.metadata.name}@${obj.metadata.resourceVersion}${old ? ` (was ${old.metadata.resourceVersion})` : ''}`));
+    informer.onEvent((type, obj, old) =>
+      seen.push(
+        `${type} ${obj.metadata.name}@${obj.metadata.resourceVersion}${old ? ` (was ${old.metadata.resourceVersion})` : ''}`,
+      ),
+    );
     ac = new AbortController();
     running = Promise.resolve();
   });
@@ -68,7 +102,10 @@ describe('Informer', () => {
     const w = await start('20', [lease('b', '12'), lease('a', '15')]);
     assert.equal(informer.hasSynced(), true);
     assert.equal(informer.lastSyncResourceVersion(), '20');
-    assert.deepEqual(informer.list().map((l) => l.metadata.name), ['a', 'b']);
+    assert.deepEqual(
+      informer.list().map((l) => l.metadata.name),
+      ['a', 'b'],
+    );
     assert.equal(informer.get('node-lease/a')?.metadata.resourceVersion, '15');
     assert.deepEqual(seen, ['ADDED a@15', 'ADDED b@12']);
     assert.equal(w.request.query.get('resourceVersion'), '20');
@@ -83,7 +120,10 @@ describe('Informer', () => {
     w.send({ type: 'DELETED', object: lease('b', '23') });
     await until(() => informer.lastSyncResourceVersion() === '23');
     assert.deepEqual(seen, ['MODIFIED a@21 (was 15)', 'ADDED c@22', 'DELETED b@23 (was 12)']);
-    assert.deepEqual(informer.list().map((l) => `${l.metadata.name}@${l.metadata.resourceVersion}`), ['a@21', 'c@22']);
+    assert.deepEqual(
+      informer.list().map((l) => `${l.metadata.name}@${l.metadata.resourceVersion}`),
+      ['a@21', 'c@22'],
+    );
     assert.equal(informer.get('node-lease/a')?.spec.renewTime, '2026-11-29T12:00:10.000Z');
     assert.equal(informer.get('node-lease/b'), undefined);
   });
@@ -116,8 +156,15 @@ describe('Informer', () => {
     w2.drop();
     const w3 = await server.nextWatch();
     assert.equal(w3.request.query.get('resourceVersion'), '33');
-    assert.equal(server.requests.filter((r) => r.method === 'GET' && r.query.get('watch') !== 'true').length, 1, 'listed once');
-    assert.deepEqual(informer.list().map((l) => l.metadata.name), ['a', 'b']);
+    assert.equal(
+      server.requests.filter((r) => r.method === 'GET' && r.query.get('watch') !== 'true').length,
+      1,
+      'listed once',
+    );
+    assert.deepEqual(
+      informer.list().map((l) => l.metadata.name),
+      ['a', 'b'],
+    );
   });
 
   it('relists on Gone: the cache is replaced, deleted objects disappear, handlers see the difference', async () => {
@@ -128,7 +175,10 @@ describe('Informer', () => {
     const w2 = await server.nextWatch();
     assert.equal(w2.request.query.get('resourceVersion'), '90');
     assert.equal(informer.lastSyncResourceVersion(), '90');
-    assert.deepEqual(informer.list().map((l) => `${l.metadata.name}@${l.metadata.resourceVersion}`), ['a@15', 'c@80', 'd@85']);
+    assert.deepEqual(
+      informer.list().map((l) => `${l.metadata.name}@${l.metadata.resourceVersion}`),
+      ['a@15', 'c@80', 'd@85'],
+    );
     assert.equal(informer.get('node-lease/b'), undefined);
     assert.deepEqual(seen, ['DELETED b@12 (was 12)', 'MODIFIED c@80 (was 18)', 'ADDED d@85']);
   });

@@ -23,7 +23,11 @@ describe('HttpApiClient against the real API server', () => {
     t = await startTestServer({ clock: systemClock, bookmarkIntervalMs: 50 });
     await t.server.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.server.app.server.address() as AddressInfo;
-    client = new HttpApiClient({ addresses: [`127.0.0.1:${port}`], random: seededRandom(5), retry: { maxAttempts: 1 } });
+    client = new HttpApiClient({
+      addresses: [`127.0.0.1:${port}`],
+      random: seededRandom(5),
+      retry: { maxAttempts: 1 },
+    });
   });
   after(async () => {
     await client.close();
@@ -39,7 +43,10 @@ describe('HttpApiClient against the real API server', () => {
     await assert.rejects(client.nodes.update(created), ConflictError, 'a stale resourceVersion is a Conflict');
     await assert.rejects(client.nodes.create({ ...nodeBody('client-n2'), bogus: 1 } as never), InvalidError);
     const list = await client.nodes.list({ labelSelector: 'a=b' });
-    assert.deepEqual(list.items.map((n: Node) => n.metadata.name), ['client-n1']);
+    assert.deepEqual(
+      list.items.map((n: Node) => n.metadata.name),
+      ['client-n1'],
+    );
     await client.nodes.delete('client-n1');
     await assert.rejects(client.nodes.get('client-n1'), NotFoundError);
     assert.equal((await client.version()).version, '1.2.3-test');

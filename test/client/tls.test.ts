@@ -17,11 +17,14 @@ describe('HttpApiClient over TLS', () => {
   let hits = 0;
 
   before(async () => {
-    server = createServer({ cert: readFileSync(fixture('server.pem')), key: readFileSync(fixture('server-key.pem')) }, (_req, res) => {
-      hits++;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ version: '9.9.9', storage: 'sqlite' }));
-    });
+    server = createServer(
+      { cert: readFileSync(fixture('server.pem')), key: readFileSync(fixture('server-key.pem')) },
+      (_req, res) => {
+        hits++;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ version: '9.9.9', storage: 'sqlite' }));
+      },
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -44,7 +47,10 @@ describe('HttpApiClient over TLS', () => {
     const before = hits;
     const client = new HttpApiClient({ addresses: [url], clock, random: seededRandom(1) });
     try {
-      await assert.rejects(client.version(), (e) => e instanceof ServiceUnavailableError && /TLS handshake .*--certificate-authority/.test(e.message));
+      await assert.rejects(
+        client.version(),
+        (e) => e instanceof ServiceUnavailableError && /TLS handshake .*--certificate-authority/.test(e.message),
+      );
       assert.deepEqual(clock.sleeps, []);
       assert.equal(hits, before);
     } finally {
@@ -53,6 +59,9 @@ describe('HttpApiClient over TLS', () => {
   });
 
   it('names a CA file it cannot read', () => {
-    assert.throws(() => new HttpApiClient({ addresses: [url], caFile: fixture('missing.pem') }), /cannot read the CA bundle .*missing\.pem/);
+    assert.throws(
+      () => new HttpApiClient({ addresses: [url], caFile: fixture('missing.pem') }),
+      /cannot read the CA bundle .*missing\.pem/,
+    );
   });
 });

@@ -15,15 +15,41 @@ const node = (name: string, rv: string, extra: Record<string, string> = {}): Nod
   ({
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, uid: `uid-${name}`, resourceVersion: rv, creationTimestamp: '2026-11-29T12:00:00.000Z', labels: extra },
+    metadata: {
+      name,
+      uid: `uid-${name}`,
+      resourceVersion: rv,
+      creationTimestamp: '2026-11-29T12:00:00.000Z',
+      labels: extra,
+    },
     spec: {},
     status: { conditions: [] },
   }) as Node;
-const bookmark = (rv: string) => ({ type: 'BOOKMARK', object: { kind: 'Node', apiVersion: 'v1', metadata: { resourceVersion: rv } } });
-const gone = { type: 'ERROR', object: { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', reason: 'Gone', code: 410, message: 'too old resource version: 3 (40)' } };
-const nodeList = (rv: string, items: Node[]) => ({ apiVersion: 'v1', kind: 'NodeList', metadata: { resourceVersion: rv }, items });
+const bookmark = (rv: string) => ({
+  type: 'BOOKMARK',
+  object: { kind: 'Node', apiVersion: 'v1', metadata: { resourceVersion: rv } },
+});
+const gone = {
+  type: 'ERROR',
+  object: {
+    apiVersion: 'v1',
+    kind: 'Status',
+    metadata: {},
+    status: 'Failure',
+    reason: 'Gone',
+    code: 410,
+    message: 'too old resource version: 3 (40)',
+  },
+};
+const nodeList = (rv: string, items: Node[]) => ({
+  apiVersion: 'v1',
+  kind: 'NodeList',
+  metadata: { resourceVersion: rv },
+  items,
+});
 type Named = { metadata: { name: string; resourceVersion: string } };
-const summary = (ev: WatchEvent<Named>) => `${ev.type} ${ev.type === 'BOOKMARK' ? '' : `${ev.object.metadata.name}@`}${ev.object.metadata.resourceVersion}`;
+const summary = (ev: WatchEvent<Named>) =>
+  `${ev.type} ${ev.type === 'BOOKMARK' ? '' : `${ev.object.metadata.name}@`}${ev.object.metadata.resourceVersion}`;
 
 async function* chunked(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const c of chunks) yield c;
@@ -33,7 +59,12 @@ describe('ndjsonLines', () => {
   it('yields the same lines however the bytes are chunked (multi-byte characters included)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.string({ unit: 'grapheme', minLength: 1 }).filter((s) => !s.includes('\n') && s.trim() !== '' && !s.endsWith('\r')), { maxLength: 8 }),
+        fc.array(
+          fc
+            .string({ unit: 'grapheme', minLength: 1 })
+            .filter((s) => !s.includes('\n') && s.trim() !== '' && !s.endsWith('\r')),
+          { maxLength: 8 },
+        ),
         fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 20 }),
         fc.boolean(),
         async (lines, cuts, trailingNewline) => {
@@ -71,7 +102,12 @@ describe('watch over HTTP', () => {
     ac = new AbortController();
     server = await FakeHttpServer.start();
     clock = new StepClock();
-    client = new HttpApiClient({ addresses: [server.address], clock, random: seededRandom(1), retry: { maxAttempts: 1 } });
+    client = new HttpApiClient({
+      addresses: [server.address],
+      clock,
+      random: seededRandom(1),
+      retry: { maxAttempts: 1 },
+    });
   });
   afterEach(async () => {
     ac.abort();
@@ -83,7 +119,13 @@ describe('watch over HTTP', () => {
     server.acceptWatches('/api/v1/nodes');
     const seen: string[] = [];
     const done = (async () => {
-      for await (const ev of client.nodes.watch({ resourceVersion: '7', allowWatchBookmarks: true, labelSelector: 'a=b', signal: ac.signal })) seen.push(summary(ev));
+      for await (const ev of client.nodes.watch({
+        resourceVersion: '7',
+        allowWatchBookmarks: true,
+        labelSelector: 'a=b',
+        signal: ac.signal,
+      }))
+        seen.push(summary(ev));
     })();
     const w = await server.nextWatch();
     assert.equal(w.request.query.get('watch'), 'true');
@@ -108,7 +150,10 @@ describe('watch over HTTP', () => {
   it('throws an ERROR line as its error class: Gone for 410', async () => {
     server.acceptWatches('/api/v1/nodes');
     const iter = client.nodes.watch({ resourceVersion: '3', signal: ac.signal })[Symbol.asyncIterator]();
-    const w = await Promise.all([iter.next(), server.nextWatch().then((c) => (c.send({ type: 'ADDED', object: node('a', '4') }), c))]);
+    const w = await Promise.all([
+      iter.next(),
+      server.nextWatch().then((c) => (c.send({ type: 'ADDED', object: node('a', '4') }), c)),
+    ]);
     assert.equal(w[0].done, false);
     w[1].send(gone);
     await assert.rejects(iter.next(), (e) => e instanceof GoneError && e.code === 410);
@@ -150,7 +195,13 @@ describe('watch over HTTP', () => {
       server.acceptWatches('/api/v1/nodes');
       const seen: string[] = [];
       const done = (async () => {
-        for await (const ev of watchWithResume(client.nodes, { resourceVersion: '5', signal: ac.signal, clock, backoff: { initialMs: 1, maxMs: 2 } })) seen.push(summary(ev));
+        for await (const ev of watchWithResume(client.nodes, {
+          resourceVersion: '5',
+          signal: ac.signal,
+          clock,
+          backoff: { initialMs: 1, maxMs: 2 },
+        }))
+          seen.push(summary(ev));
       })();
       const w1 = await server.nextWatch();
       assert.equal(w1.request.query.get('resourceVersion'), '5');
@@ -171,11 +222,14 @@ describe('watch over HTTP', () => {
     });
 
     it('relists on Gone and yields the difference from what it knew', async () => {
-      server.acceptWatches('/api/v1/nodes').replyList('/api/v1/nodes', nodeList('40', [node('a', '31'), node('c', '35')]));
+      server
+        .acceptWatches('/api/v1/nodes')
+        .replyList('/api/v1/nodes', nodeList('40', [node('a', '31'), node('c', '35')]));
       const seen: string[] = [];
       const known = [node('a', '2'), node('b', '3')];
       const done = (async () => {
-        for await (const ev of watchWithResume(client.nodes, { resourceVersion: '3', known, signal: ac.signal, clock })) seen.push(summary(ev));
+        for await (const ev of watchWithResume(client.nodes, { resourceVersion: '3', known, signal: ac.signal, clock }))
+          seen.push(summary(ev));
       })();
       (await server.nextWatch()).send(gone);
       const w2 = await server.nextWatch();
@@ -191,8 +245,15 @@ describe('watch over HTTP', () => {
       const relists: string[] = [];
       const seen: string[] = [];
       const p = (async () => {
-        const onRelist = (l: { metadata: { resourceVersion: string } }) => void relists.push(l.metadata.resourceVersion);
-        for await (const ev of watchWithResume(client.nodes, { resourceVersion: '3', onRelist, clock, signal: ac.signal })) seen.push(summary(ev));
+        const onRelist = (l: { metadata: { resourceVersion: string } }) =>
+          void relists.push(l.metadata.resourceVersion);
+        for await (const ev of watchWithResume(client.nodes, {
+          resourceVersion: '3',
+          onRelist,
+          clock,
+          signal: ac.signal,
+        }))
+          seen.push(summary(ev));
       })();
       (await server.nextWatch()).send(gone);
       await assert.rejects(p, ForbiddenError);

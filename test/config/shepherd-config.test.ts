@@ -4,7 +4,9 @@ import { buildShepherdCommand, parseFeatureGates } from '../../src/config/shephe
 import { controllerConfigFrom } from '../../src/main/common.js';
 
 function parse(argv: string[]): Record<string, unknown> {
-  const cmd = buildShepherdCommand('0.0.0-test').exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  const cmd = buildShepherdCommand('0.0.0-test')
+    .exitOverride()
+    .configureOutput({ writeErr: () => {}, writeOut: () => {} });
   cmd.parse(argv, { from: 'user' });
   return cmd.opts();
 }
@@ -37,7 +39,11 @@ test('--help documents every flag, each value flag with its default or why it ha
     assert.ok(opt.description.length > 10, `${opt.long} has no real description`);
     const takesValue = opt.required || opt.optional;
     if (takesValue && opt.defaultValue === undefined) {
-      assert.match(opt.description, /default|off|optional|when|instead|repeat|file|CA|value|--/i, `${opt.long} says nothing about its default`);
+      assert.match(
+        opt.description,
+        /default|off|optional|when|instead|repeat|file|CA|value|--/i,
+        `${opt.long} says nothing about its default`,
+      );
     }
   }
 });
@@ -55,8 +61,13 @@ test('the server refuses a grace period not longer than the monitor period', () 
 });
 
 test('feature gates: the circuit breaker can be turned off; unknown gates are refused', () => {
-  assert.deepEqual(parseFeatureGates({ NodeControllerLeaseCircuitBreaker: 'false' }), { NodeControllerLeaseCircuitBreaker: false });
-  assert.equal(controllerConfigFrom(parse(['--feature-gates', 'NodeControllerLeaseCircuitBreaker=false'])).leaseCircuitBreaker, false);
+  assert.deepEqual(parseFeatureGates({ NodeControllerLeaseCircuitBreaker: 'false' }), {
+    NodeControllerLeaseCircuitBreaker: false,
+  });
+  assert.equal(
+    controllerConfigFrom(parse(['--feature-gates', 'NodeControllerLeaseCircuitBreaker=false'])).leaseCircuitBreaker,
+    false,
+  );
   assert.throws(() => parseFeatureGates({ Bogus: 'true' }), /unknown feature gate "Bogus"/);
   assert.throws(() => parseFeatureGates({ NodeControllerLeaseCircuitBreaker: 'yes' }), /true or false/);
 });

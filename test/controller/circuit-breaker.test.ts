@@ -47,13 +47,18 @@ describe('lease circuit breaker (issue 5)', () => {
     assert.equal(stale[0]?.type, 'Warning');
     const liveRv = (h.client.data.leases.get('node-lease/n1') as unknown as Lease).metadata.resourceVersion;
     const cachedRv = h.leases.get('node-lease/n1')?.metadata.resourceVersion ?? '';
-    assert.match(stale[0]?.message ?? '', new RegExp(`cached resourceVersion ${cachedRv}, live resourceVersion ${liveRv}`));
+    assert.match(
+      stale[0]?.message ?? '',
+      new RegExp(`cached resourceVersion ${cachedRv}, live resourceVersion ${liveRv}`),
+    );
     assert.ok(h.lines.some((l) => l.msg === BREAKER_LOG && l.obj.node === 'n1'));
     let snap = h.controller.snapshot();
     assert.equal(snap.breaker.holding, true);
     const newestLive = (h.client.data.leases.get('node-lease/n2') as unknown as Lease).metadata.resourceVersion;
     assert.ok(Number(newestLive) > Number(liveRv));
-    assert.deepEqual(snap.breaker.pending, [{ resource: 'leases', writtenRv: newestLive, cachedRv: h.leases.lastSyncResourceVersion() }]);
+    assert.deepEqual(snap.breaker.pending, [
+      { resource: 'leases', writtenRv: newestLive, cachedRv: h.leases.lastSyncResourceVersion() },
+    ]);
     let metrics = await h.registry.metrics();
     assert.match(metrics, /shepherd_node_lifecycle_circuit_breaker_trips_total 1/);
     assert.match(metrics, /shepherd_node_lifecycle_circuit_breaker_holding 1/);

@@ -111,7 +111,10 @@ describe('ConsistencyStore', () => {
     assert.equal(store.ensureReady()?.resource, 'leases');
     leases.rv = '20';
     assert.equal(store.ensureReady()?.resource, 'nodes');
-    assert.deepEqual(store.pending().map((p) => p.resource), ['leases', 'nodes']);
+    assert.deepEqual(
+      store.pending().map((p) => p.resource),
+      ['leases', 'nodes'],
+    );
     nodes.rv = '20';
     assert.equal(store.ensureReady(), undefined);
     assert.deepEqual(store.pending(), []);

@@ -18,7 +18,12 @@ describe('config', () => {
     assert.equal(defaultNodeLifecycleConfig.nodeMonitorGracePeriodMs, 50_000);
   });
   it('refuses a grace not longer than the monitor period, and bad rates', () => {
-    const p = validateNodeLifecycleConfig({ ...defaultNodeLifecycleConfig, nodeMonitorGracePeriodMs: 5_000, nodeEvictionRate: -1, nodeWorkers: 0 });
+    const p = validateNodeLifecycleConfig({
+      ...defaultNodeLifecycleConfig,
+      nodeMonitorGracePeriodMs: 5_000,
+      nodeEvictionRate: -1,
+      nodeWorkers: 0,
+    });
     assert.ok(p.some((x) => x.includes('--node-monitor-grace-period must be longer than --node-monitor-period')));
     assert.ok(p.some((x) => x.includes('--node-eviction-rate')));
     assert.ok(p.some((x) => x.includes('node workers')));
@@ -81,11 +86,17 @@ describe('events', () => {
     h.addNode('n1', { ready: 'True', zone: 'z' });
     h.addNode('n2', { ready: 'True', zone: 'z' });
     await h.controller.monitorNodeHealth();
-    assert.deepEqual(h.events('RegisteredNode').map((e) => e.message), ['Node n1 event: Registered Node n1 in Controller', 'Node n2 event: Registered Node n2 in Controller']);
+    assert.deepEqual(
+      h.events('RegisteredNode').map((e) => e.message),
+      ['Node n1 event: Registered Node n1 in Controller', 'Node n2 event: Registered Node n2 in Controller'],
+    );
     await runUntil(h, 120_000, ['n2']);
     const nnr = h.events('NodeNotReady');
     assert.equal(nnr.length, 1, 'once, not every pass');
-    assert.equal(nnr[0]?.message, 'Node n1 heartbeat timeout: no lease renewal or status heartbeat observed for 55s (grace 50s)');
+    assert.equal(
+      nnr[0]?.message,
+      'Node n1 heartbeat timeout: no lease renewal or status heartbeat observed for 55s (grace 50s)',
+    );
     h.renew('n1');
     h.postReady('n1', 'True');
     await runUntil(h, 125_000, ['n2']);

@@ -38,7 +38,12 @@ describe('zone table (spec §2.9) and rates', () => {
       zb.queueFor('a');
       // A second, healthy zone keeps a lone Full zone out of master-disruption mode.
       zb.queueFor('b');
-      const out = zb.handleDisruption(new Map([['a', zone(ready, notReady)], ['b', zone(3, 0)]]));
+      const out = zb.handleDisruption(
+        new Map([
+          ['a', zone(ready, notReady)],
+          ['b', zone(3, 0)],
+        ]),
+      );
       assert.equal(zb.state('a'), state);
       assert.equal(zb.rate('a'), rate);
       assert.equal(out.transition, 'none');
@@ -47,7 +52,12 @@ describe('zone table (spec §2.9) and rates', () => {
 
   it('a nil Ready counts as not ready; False and Unknown alike', () => {
     const { zb } = book();
-    zb.handleDisruption(new Map([['a', [R, undefined, F, U]], ['b', zone(1, 0)]]));
+    zb.handleDisruption(
+      new Map([
+        ['a', [R, undefined, F, U]],
+        ['b', zone(1, 0)],
+      ]),
+    );
     assert.equal(zb.state('a'), 'PartialDisruption');
   });
 });
@@ -57,14 +67,37 @@ describe('master-disruption mode', () => {
     const { zb, clock } = book();
     zb.queueFor('a');
     zb.queueFor('b');
-    zb.handleDisruption(new Map([['a', zone(3, 0)], ['b', zone(3, 0)]]));
-    const enter = zb.handleDisruption(new Map([['a', zone(0, 3)], ['b', zone(0, 3)]]));
+    zb.handleDisruption(
+      new Map([
+        ['a', zone(3, 0)],
+        ['b', zone(3, 0)],
+      ]),
+    );
+    const enter = zb.handleDisruption(
+      new Map([
+        ['a', zone(0, 3)],
+        ['b', zone(0, 3)],
+      ]),
+    );
     assert.equal(enter.transition, 'enter');
     assert.equal(zb.inMasterDisruption(), true);
     assert.deepEqual([zb.rate('a'), zb.rate('b')], [0, 0]);
-    assert.equal(zb.handleDisruption(new Map([['a', zone(0, 3)], ['b', zone(0, 3)]])).transition, 'none');
+    assert.equal(
+      zb.handleDisruption(
+        new Map([
+          ['a', zone(0, 3)],
+          ['b', zone(0, 3)],
+        ]),
+      ).transition,
+      'none',
+    );
     await clock.advance(60_000);
-    const exit = zb.handleDisruption(new Map([['a', zone(3, 0)], ['b', zone(0, 3)]]));
+    const exit = zb.handleDisruption(
+      new Map([
+        ['a', zone(3, 0)],
+        ['b', zone(0, 3)],
+      ]),
+    );
     assert.equal(exit.transition, 'exit');
     assert.deepEqual([zb.state('a'), zb.state('b')], ['Normal', 'FullDisruption']);
     assert.deepEqual([zb.rate('a'), zb.rate('b')], [0.1, 0.1]);
@@ -89,7 +122,12 @@ describe('master-disruption mode', () => {
     assert.equal(zb.inMasterDisruption(), true);
     zb.queueFor('new');
     assert.equal(zb.rate('new'), 0, 'a queue created in the mode does not taint');
-    const out = zb.handleDisruption(new Map([['a', zone(0, 3)], ['new', zone(2, 0)]]));
+    const out = zb.handleDisruption(
+      new Map([
+        ['a', zone(0, 3)],
+        ['new', zone(2, 0)],
+      ]),
+    );
     assert.equal(out.transition, 'exit');
     assert.equal(zb.inMasterDisruption(), false);
     assert.deepEqual(out.initial, ['new']);
@@ -100,7 +138,12 @@ describe('master-disruption mode', () => {
     zb.queueFor('a');
     zb.handleDisruption(new Map([['a', zone(0, 3)]]));
     zb.queueFor('b');
-    const out = zb.handleDisruption(new Map([['a', zone(0, 3)], ['b', zone(0, 2)]]));
+    const out = zb.handleDisruption(
+      new Map([
+        ['a', zone(0, 3)],
+        ['b', zone(0, 2)],
+      ]),
+    );
     assert.equal(out.transition, 'none');
     assert.equal(zb.state('b'), 'FullDisruption');
     assert.equal(zb.rate('b'), 0);
@@ -109,13 +152,28 @@ describe('master-disruption mode', () => {
   it('zones without counted nodes are removed in sorted order; their queues stay while nodes live there', () => {
     const { zb } = book();
     for (const z of ['c', 'a', 'b']) zb.queueFor(z);
-    zb.handleDisruption(new Map([['a', zone(1, 0)], ['b', zone(1, 0)], ['c', zone(1, 0)]]));
+    zb.handleDisruption(
+      new Map([
+        ['a', zone(1, 0)],
+        ['b', zone(1, 0)],
+        ['c', zone(1, 0)],
+      ]),
+    );
     const out = zb.handleDisruption(new Map([['b', zone(1, 0)]]));
     assert.deepEqual(out.removed, ['a', 'c']);
-    assert.deepEqual(zb.states().map(([z]) => z), ['b']);
-    assert.deepEqual(zb.queues().map(([z]) => z), ['a', 'b', 'c']);
+    assert.deepEqual(
+      zb.states().map(([z]) => z),
+      ['b'],
+    );
+    assert.deepEqual(
+      zb.queues().map(([z]) => z),
+      ['a', 'b', 'c'],
+    );
     zb.retainQueues(new Set(['b']));
-    assert.deepEqual(zb.queues().map(([z]) => z), ['b']);
+    assert.deepEqual(
+      zb.queues().map(([z]) => z),
+      ['b'],
+    );
   });
 });
 
@@ -123,7 +181,8 @@ describe('controller: disruption end to end', () => {
   it('nodes with the exclusion label are not counted in their zone', async () => {
     const h = harness();
     h.addNode('a', { ready: 'True', zone: 'z' });
-    for (const n of ['x1', 'x2', 'x3']) h.addNode(n, { ready: 'Unknown', zone: 'z', labels: { [EXCLUDE_DISRUPTION_LABEL]: '' } });
+    for (const n of ['x1', 'x2', 'x3'])
+      h.addNode(n, { ready: 'Unknown', zone: 'z', labels: { [EXCLUDE_DISRUPTION_LABEL]: '' } });
     await h.controller.monitorNodeHealth();
     const z = h.controller.snapshot().zones[0];
     assert.deepEqual([z?.state, z?.nodes, z?.notReady], ['Normal', 1, 0]);
@@ -143,8 +202,17 @@ describe('controller: disruption end to end', () => {
     assert.equal(snap.masterDisruption, true);
     assert.equal(h.noExecute('b1'), undefined);
     assert.equal(h.noExecute('a1'), undefined);
-    assert.deepEqual(snap.zones.map((z) => [z.zone, z.state, z.evictionRate, z.queued]), [['a', 'FullDisruption', 0, ['a1']], ['b', 'FullDisruption', 0, ['b1']]]);
-    const zoneA = h.client.data.zones.get('a') as unknown as { status: { state: string }; metadata: { annotations: Record<string, string> } };
+    assert.deepEqual(
+      snap.zones.map((z) => [z.zone, z.state, z.evictionRate, z.queued]),
+      [
+        ['a', 'FullDisruption', 0, ['a1']],
+        ['b', 'FullDisruption', 0, ['b1']],
+      ],
+    );
+    const zoneA = h.client.data.zones.get('a') as unknown as {
+      status: { state: string };
+      metadata: { annotations: Record<string, string> };
+    };
     assert.equal(zoneA.status.state, 'FullDisruption');
     assert.equal(zoneA.metadata.annotations['shepherd.io/master-disruption'], 'true');
     assert.equal(h.events('MasterDisruption').length, 1);

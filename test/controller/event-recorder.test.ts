@@ -14,7 +14,8 @@ function setup(limits = { qps: 10, burst: 5, maxQueued: 8, maxInFlight: 2 }) {
   (client.events as { create: typeof create }).create = (obj) => create({ ...obj, metadata: { name: `ev-${++n}` } });
   const log = recordingLogger();
   const rec = new EventRecorder({ client, clock, log, limits });
-  const reasons = (): string[] => [...client.data.events.values()].map((e) => (e as unknown as { reason: string }).reason);
+  const reasons = (): string[] =>
+    [...client.data.events.values()].map((e) => (e as unknown as { reason: string }).reason);
   return { clock, client, rec, log, reasons };
 }
 

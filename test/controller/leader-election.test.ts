@@ -26,7 +26,12 @@ function config(identity: string, overrides: Partial<LeaderElectionConfig> = {})
   return { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, identity, ...overrides };
 }
 
-function candidate(client: FakeApiClient, clock: FakeClock, cfg: LeaderElectionConfig, onStarted?: (s: AbortSignal) => Promise<void>): Candidate {
+function candidate(
+  client: FakeApiClient,
+  clock: FakeClock,
+  cfg: LeaderElectionConfig,
+  onStarted?: (s: AbortSignal) => Promise<void>,
+): Candidate {
   const ac = new AbortController();
   const log: string[] = [];
   let leadingSignal: AbortSignal | undefined;
@@ -65,8 +70,20 @@ function otherHolds(client: FakeApiClient, clock: FakeClock, renewTime = new Dat
   return client.put<Lease>('leases', {
     apiVersion: 'coordination/v1',
     kind: 'Lease',
-    metadata: { name: LEADER_ELECTION_LEASE_NAME, namespace: NS, uid: 'u', resourceVersion: '', creationTimestamp: '2026-11-29T12:00:00.000Z' },
-    spec: { holderIdentity: 'other_1', leaseDurationSeconds: 15, acquireTime: renewTime, renewTime, leaseTransitions: cur?.spec.leaseTransitions ?? 0 },
+    metadata: {
+      name: LEADER_ELECTION_LEASE_NAME,
+      namespace: NS,
+      uid: 'u',
+      resourceVersion: '',
+      creationTimestamp: '2026-11-29T12:00:00.000Z',
+    },
+    spec: {
+      holderIdentity: 'other_1',
+      leaseDurationSeconds: 15,
+      acquireTime: renewTime,
+      renewTime,
+      leaseTransitions: cur?.spec.leaseTransitions ?? 0,
+    },
   });
 }
 
@@ -79,9 +96,19 @@ describe('leader election (client-go semantics on a Lease)', () => {
     assert.deepEqual(me.log, ['leader=host-a_1', 'started@0']);
     const first = lockLease(client)!;
     assert.equal(first.metadata.namespace, NS);
-    assert.deepEqual(first.spec, { holderIdentity: 'host-a_1', leaseDurationSeconds: 15, acquireTime: '2026-11-29T12:00:00.000Z', renewTime: '2026-11-29T12:00:00.000Z', leaseTransitions: 0 });
+    assert.deepEqual(first.spec, {
+      holderIdentity: 'host-a_1',
+      leaseDurationSeconds: 15,
+      acquireTime: '2026-11-29T12:00:00.000Z',
+      renewTime: '2026-11-29T12:00:00.000Z',
+      leaseTransitions: 0,
+    });
     await clock.advance(1_999);
-    assert.equal(lockLease(client)!.metadata.resourceVersion, first.metadata.resourceVersion, 'no renewal before retryPeriod');
+    assert.equal(
+      lockLease(client)!.metadata.resourceVersion,
+      first.metadata.resourceVersion,
+      'no renewal before retryPeriod',
+    );
     await clock.advance(1);
     assert.equal(lockLease(client)!.spec.renewTime, '2026-11-29T12:00:02.000Z');
     assert.equal(lockLease(client)!.spec.acquireTime, first.spec.acquireTime);
@@ -215,7 +242,10 @@ describe('leader election (client-go semantics on a Lease)', () => {
   it('refuses settings client-go refuses', () => {
     assert.doesNotThrow(() => validateLeaderElectionConfig(config('x')));
     assert.throws(() => validateLeaderElectionConfig(config('x', { renewDeadlineMs: 15_000 })), InvalidError);
-    assert.throws(() => validateLeaderElectionConfig(config('x', { renewDeadlineMs: 2_400 })), /1.2 × --leader-elect-retry-period/);
+    assert.throws(
+      () => validateLeaderElectionConfig(config('x', { renewDeadlineMs: 2_400 })),
+      /1.2 × --leader-elect-retry-period/,
+    );
     assert.throws(() => validateLeaderElectionConfig(config('')), InvalidError);
   });
 });

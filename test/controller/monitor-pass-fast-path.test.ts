@@ -5,7 +5,13 @@ import type { ObjectList, ResourceClient, WatchEvent } from '../../src/client/ap
 import { Informer } from '../../src/client/informer.js';
 import { defaultNodeLifecycleConfig as cfg } from '../../src/controller/node-lifecycle/config.js';
 import { LeaseCursor } from '../../src/controller/node-lifecycle/lease-cursor.js';
-import { isExpired, markUnknown, observeNode, wouldMarkChange, type NodeHealth } from '../../src/controller/node-lifecycle/node-health.js';
+import {
+  isExpired,
+  markUnknown,
+  observeNode,
+  wouldMarkChange,
+  type NodeHealth,
+} from '../../src/controller/node-lifecycle/node-health.js';
 import { commitStaged, judgeStaged, newNodeRecord } from '../../src/controller/node-lifecycle/node-record.js';
 import type { Lease } from '../../src/core/lease.js';
 import { silentLogger } from '../../src/core/logger.js';
@@ -21,46 +27,100 @@ type Step = 'nothing' | 'renew' | 'lease-edit' | 'lease-gone' | 'heartbeat' | 's
 
 describe('monitor pass fast path', () => {
   it('judgeStaged + commitStaged keep exactly the health observeNode would compute, pass after pass', () => {
-    const step = fc.constantFrom<Step>('nothing', 'renew', 'lease-edit', 'lease-gone', 'heartbeat', 'status-edit', 'ready-removed', 'copy');
+    const step = fc.constantFrom<Step>(
+      'nothing',
+      'renew',
+      'lease-edit',
+      'lease-gone',
+      'heartbeat',
+      'status-edit',
+      'ready-removed',
+      'copy',
+    );
     fc.assert(
-      fc.property(fc.array(fc.tuple(step, fc.integer({ min: 0, max: 30_000 })), { minLength: 1, maxLength: 25 }), (steps) => {
-        let rv = 1;
-        let node: Node = { ...makeNode('n', Date.UTC(2026, 10, 29, 12)), metadata: { ...makeNode('n', 0).metadata, resourceVersion: String(rv) } };
-        node = { ...node, status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: at(0), lastTransitionTime: at(0) }] } };
-        let lease: Lease | undefined = { ...makeLease('n', Date.UTC(2026, 10, 29, 12)), metadata: { ...makeLease('n', 0).metadata, resourceVersion: String(++rv) } };
-        let reference: NodeHealth | undefined;
-        const rec = newNodeRecord(node);
-        let now = 0;
-        for (const [what, dt] of steps) {
-          now += dt;
-          const s = rv;
-          if (what === 'renew' && lease) lease = { ...lease, metadata: { ...lease.metadata, resourceVersion: String(++rv) }, spec: { ...lease.spec, renewTime: at(s) } };
-          if (what === 'lease-edit' && lease) lease = { ...lease, metadata: { ...lease.metadata, resourceVersion: String(++rv), labels: { e: String(s) } } };
-          if (what === 'lease-gone') lease = undefined;
-          const ready = node.status.conditions?.find((c) => c.type === 'Ready');
-          const withReady = (c: NodeCondition): Node => ({ ...node, metadata: { ...node.metadata, resourceVersion: String(++rv) }, status: { conditions: [c] } });
-          if (what === 'heartbeat') node = withReady({ type: 'Ready', status: 'True', lastHeartbeatTime: at(s), lastTransitionTime: ready?.lastTransitionTime ?? at(s) });
-          if (what === 'status-edit' && ready) node = withReady({ ...ready, reason: `edit-${s}` });
-          if (what === 'ready-removed') node = { ...node, metadata: { ...node.metadata, resourceVersion: String(++rv) }, status: { conditions: [] } };
-          if (what === 'copy') {
-            node = structuredClone(node);
-            if (lease) lease = structuredClone(lease);
+      fc.property(
+        fc.array(fc.tuple(step, fc.integer({ min: 0, max: 30_000 })), { minLength: 1, maxLength: 25 }),
+        (steps) => {
+          let rv = 1;
+          let node: Node = {
+            ...makeNode('n', Date.UTC(2026, 10, 29, 12)),
+            metadata: { ...makeNode('n', 0).metadata, resourceVersion: String(rv) },
+          };
+          node = {
+            ...node,
+            status: {
+              conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: at(0), lastTransitionTime: at(0) }],
+            },
+          };
+          let lease: Lease | undefined = {
+            ...makeLease('n', Date.UTC(2026, 10, 29, 12)),
+            metadata: { ...makeLease('n', 0).metadata, resourceVersion: String(++rv) },
+          };
+          let reference: NodeHealth | undefined;
+          const rec = newNodeRecord(node);
+          let now = 0;
+          for (const [what, dt] of steps) {
+            now += dt;
+            const s = rv;
+            if (what === 'renew' && lease)
+              lease = {
+                ...lease,
+                metadata: { ...lease.metadata, resourceVersion: String(++rv) },
+                spec: { ...lease.spec, renewTime: at(s) },
+              };
+            if (what === 'lease-edit' && lease)
+              lease = {
+                ...lease,
+                metadata: { ...lease.metadata, resourceVersion: String(++rv), labels: { e: String(s) } },
+              };
+            if (what === 'lease-gone') lease = undefined;
+            const ready = node.status.conditions?.find((c) => c.type === 'Ready');
+            const withReady = (c: NodeCondition): Node => ({
+              ...node,
+              metadata: { ...node.metadata, resourceVersion: String(++rv) },
+              status: { conditions: [c] },
+            });
+            if (what === 'heartbeat')
+              node = withReady({
+                type: 'Ready',
+                status: 'True',
+                lastHeartbeatTime: at(s),
+                lastTransitionTime: ready?.lastTransitionTime ?? at(s),
+              });
+            if (what === 'status-edit' && ready) node = withReady({ ...ready, reason: `edit-${s}` });
+            if (what === 'ready-removed')
+              node = {
+                ...node,
+                metadata: { ...node.metadata, resourceVersion: String(++rv) },
+                status: { conditions: [] },
+              };
+            if (what === 'copy') {
+              node = structuredClone(node);
+              if (lease) lease = structuredClone(lease);
+            }
+            const obs = observeNode(reference, node, lease, now, cfg);
+            reference = obs.health;
+            const expected = isExpired(obs.health, obs.gracePeriodMs, now) && markUnknown(node, 0).changed;
+            assert.equal(judgeStaged(rec, node, lease, now, cfg), expected, `mark verdict after ${what}`);
+            commitStaged(rec, node);
+            assert.deepEqual(rec.health, reference, `health after ${what}`);
+            assert.deepEqual(
+              rec.passCurrent,
+              obs.hasReady ? node.status.conditions?.find((c) => c.type === 'Ready') : undefined,
+              `current after ${what}`,
+            );
           }
-          const obs = observeNode(reference, node, lease, now, cfg);
-          reference = obs.health;
-          const expected = isExpired(obs.health, obs.gracePeriodMs, now) && markUnknown(node, 0).changed;
-          assert.equal(judgeStaged(rec, node, lease, now, cfg), expected, `mark verdict after ${what}`);
-          commitStaged(rec, node);
-          assert.deepEqual(rec.health, reference, `health after ${what}`);
-          assert.deepEqual(rec.passCurrent, obs.hasReady ? node.status.conditions?.find((c) => c.type === 'Ready') : undefined, `current after ${what}`);
-        }
-      }),
+        },
+      ),
       FC,
     );
   });
 
   it('wouldMarkChange agrees with markUnknown', () => {
-    const cond = fc.record({ type: fc.constantFrom('Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure', 'NetworkUnavailable'), status: fc.constantFrom('True', 'False', 'Unknown') as fc.Arbitrary<NodeCondition['status']> });
+    const cond = fc.record({
+      type: fc.constantFrom('Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure', 'NetworkUnavailable'),
+      status: fc.constantFrom('True', 'False', 'Unknown') as fc.Arbitrary<NodeCondition['status']>,
+    });
     fc.assert(
       fc.property(fc.uniqueArray(cond, { selector: (c) => c.type, maxLength: 5 }), (conditions) => {
         const node = { ...makeNode('n', 0), status: { conditions } };
@@ -71,28 +131,49 @@ describe('monitor pass fast path', () => {
   });
 
   it('LeaseCursor finds the same leases as a lookup by key, with other namespaces and gaps, by identity or by name', () => {
-    const lease = (ns: string, name: string): Lease => ({ ...makeLease(name, 0), metadata: { ...makeLease(name, 0).metadata, namespace: ns } });
+    const lease = (ns: string, name: string): Lease => ({
+      ...makeLease(name, 0),
+      metadata: { ...makeLease(name, 0).metadata, namespace: ns },
+    });
     const names = fc.uniqueArray(fc.stringMatching(/^[a-c][a-c0-9-]{0,3}$/), { maxLength: 30 });
     fc.assert(
-      fc.property(names, names, fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }), (nodeNames, leaseNames, remember) => {
-        const all = [...leaseNames.map((n) => lease('node-lease', n)), lease('aaa', 'x'), lease('shepherd-system', 'b0'), lease('node-lease-x', 'a')];
-        const byKey = new Map(all.map((l) => [`${l.metadata.namespace}/${l.metadata.name}`, l]));
-        const sorted = [...byKey.keys()].sort().map((k) => byKey.get(k) as Lease);
-        const cursor = new LeaseCursor(sorted);
-        nodeNames.sort().forEach((name, i) => {
-          const want = byKey.get(`node-lease/${name}`);
-          assert.equal(cursor.leaseOf(name, remember[i] ? want : undefined), want, name);
-        });
-      }),
+      fc.property(
+        names,
+        names,
+        fc.array(fc.boolean(), { minLength: 30, maxLength: 30 }),
+        (nodeNames, leaseNames, remember) => {
+          const all = [
+            ...leaseNames.map((n) => lease('node-lease', n)),
+            lease('aaa', 'x'),
+            lease('shepherd-system', 'b0'),
+            lease('node-lease-x', 'a'),
+          ];
+          const byKey = new Map(all.map((l) => [`${l.metadata.namespace}/${l.metadata.name}`, l]));
+          const sorted = [...byKey.keys()].sort().map((k) => byKey.get(k) as Lease);
+          const cursor = new LeaseCursor(sorted);
+          nodeNames.sort().forEach((name, i) => {
+            const want = byKey.get(`node-lease/${name}`);
+            assert.equal(cursor.leaseOf(name, remember[i] ? want : undefined), want, name);
+          });
+        },
+      ),
       FC,
     );
   });
 
   it('Informer keeps list() and sortedView() sorted and current through adds, updates and deletes', async () => {
     let push: (ev: WatchEvent<Lease>) => void = () => undefined;
-    const initial = ['b', 'd', 'a'].map((n, i) => ({ ...makeLease(n, 0), metadata: { ...makeLease(n, 0).metadata, resourceVersion: String(i + 1) } }));
+    const initial = ['b', 'd', 'a'].map((n, i) => ({
+      ...makeLease(n, 0),
+      metadata: { ...makeLease(n, 0).metadata, resourceVersion: String(i + 1) },
+    }));
     const client = {
-      list: async (): Promise<ObjectList<Lease>> => ({ apiVersion: 'v1', kind: 'LeaseList', metadata: { resourceVersion: '3' }, items: initial }),
+      list: async (): Promise<ObjectList<Lease>> => ({
+        apiVersion: 'v1',
+        kind: 'LeaseList',
+        metadata: { resourceVersion: '3' },
+        items: initial,
+      }),
       watch: () => ({
         [Symbol.asyncIterator]: () => {
           const queue: WatchEvent<Lease>[] = [];
@@ -101,11 +182,21 @@ describe('monitor pass fast path', () => {
             queue.push(ev);
             wake?.();
           };
-          return { next: async () => { while (queue.length === 0) await new Promise<void>((r) => (wake = r)); return { value: queue.shift() as WatchEvent<Lease>, done: false }; } };
+          return {
+            next: async () => {
+              while (queue.length === 0) await new Promise<void>((r) => (wake = r));
+              return { value: queue.shift() as WatchEvent<Lease>, done: false };
+            },
+          };
         },
       }),
     } as unknown as ResourceClient<Lease>;
-    const informer = new Informer<Lease>({ client, clock: new FakeClock(), log: silentLogger, keyOf: (l) => `${l.metadata.namespace}/${l.metadata.name}` });
+    const informer = new Informer<Lease>({
+      client,
+      clock: new FakeClock(),
+      log: silentLogger,
+      keyOf: (l) => `${l.metadata.namespace}/${l.metadata.name}`,
+    });
     const ac = new AbortController();
     void informer.run(ac.signal);
     const settle = async (rv: string): Promise<void> => {
@@ -115,18 +206,31 @@ describe('monitor pass fast path', () => {
     const view = (): string[] => informer.sortedView().map((l) => `${l.metadata.name}@${l.metadata.resourceVersion}`);
     assert.deepEqual(view(), ['a@3', 'b@1', 'd@2']);
     const copy = informer.list();
-    const at = (name: string, rv: string): Lease => ({ ...makeLease(name, 0), metadata: { ...makeLease(name, 0).metadata, resourceVersion: rv } });
+    const at = (name: string, rv: string): Lease => ({
+      ...makeLease(name, 0),
+      metadata: { ...makeLease(name, 0).metadata, resourceVersion: rv },
+    });
     push({ type: 'MODIFIED', object: at('b', '4') });
     await settle('4');
     assert.deepEqual(view(), ['a@3', 'b@4', 'd@2'], 'patched in place');
-    assert.deepEqual(copy.map((l) => l.metadata.resourceVersion), ['3', '1', '2'], 'list() is a copy');
+    assert.deepEqual(
+      copy.map((l) => l.metadata.resourceVersion),
+      ['3', '1', '2'],
+      'list() is a copy',
+    );
     push({ type: 'ADDED', object: at('c', '5') });
     push({ type: 'DELETED', object: at('a', '6') });
     await settle('6');
     assert.deepEqual(view(), ['b@4', 'c@5', 'd@2']);
-    assert.deepEqual(informer.list().map((l) => l.metadata.name), ['b', 'c', 'd']);
+    assert.deepEqual(
+      informer.list().map((l) => l.metadata.name),
+      ['b', 'c', 'd'],
+    );
     ac.abort();
-    push({ type: 'BOOKMARK', object: { kind: 'Lease', apiVersion: 'coordination/v1', metadata: { resourceVersion: '7' } } });
+    push({
+      type: 'BOOKMARK',
+      object: { kind: 'Lease', apiVersion: 'coordination/v1', metadata: { resourceVersion: '7' } },
+    });
   });
 });
 
@@ -143,7 +247,10 @@ describe('monitor pass: what the per-node memo must not hide', () => {
       for (const n of ['a', 'b', 'c']) h.renew(n);
       await h.controller.monitorNodeHealth();
     }
-    assert.deepEqual(h.client.calls.slice(before).filter((c) => c.resource !== 'leases' || c.op !== 'update'), []);
+    assert.deepEqual(
+      h.client.calls.slice(before).filter((c) => c.resource !== 'leases' || c.op !== 'update'),
+      [],
+    );
   });
 
   it('a user edit of a clean Ready node is reconciled again (owned NoSchedule taint removed)', async () => {
@@ -153,10 +260,21 @@ describe('monitor pass: what the per-node memo must not hide', () => {
     await h.clock.advance(5_000);
     await h.controller.monitorNodeHealth();
     const cur = h.node('a');
-    h.client.put('nodes', { ...cur, spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }, { key: 'user', effect: 'NoSchedule' }] } });
+    h.client.put('nodes', {
+      ...cur,
+      spec: {
+        taints: [
+          { key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' },
+          { key: 'user', effect: 'NoSchedule' },
+        ],
+      },
+    });
     await h.clock.advance(5_000);
     await h.controller.monitorNodeHealth();
-    assert.deepEqual(h.node('a').spec.taints?.map((t) => t.key), ['user']);
+    assert.deepEqual(
+      h.node('a').spec.taints?.map((t) => t.key),
+      ['user'],
+    );
   });
 
   it('a zone label edit moves the node between zone counts; an exclude label takes it out', async () => {
@@ -170,7 +288,8 @@ describe('monitor pass: what the per-node memo must not hide', () => {
     relabel('a', { [ZONE_LABEL]: 'z2' });
     await h.clock.advance(5_000);
     await h.controller.monitorNodeHealth();
-    const counts = (): Record<string, number> => Object.fromEntries(h.controller.snapshot().zones.map((z) => [z.zone, z.nodes]));
+    const counts = (): Record<string, number> =>
+      Object.fromEntries(h.controller.snapshot().zones.map((z) => [z.zone, z.nodes]));
     assert.deepEqual(counts(), { z1: 2, z2: 1 });
     relabel('b', { [ZONE_LABEL]: 'z1', [EXCLUDE_DISRUPTION_LABEL]: '' });
     await h.clock.advance(5_000);

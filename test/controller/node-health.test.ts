@@ -34,19 +34,103 @@ function record(probe: number, conditions: NodeCondition[], l?: Lease): NodeHeal
 }
 
 describe('observeNode: when the probe timestamp moves (DECISIONS 1, 2, 8)', () => {
-  const cases: Array<{ name: string; prev: NodeHealth | undefined; node: Node; lease?: Lease; wantProbe: number; wantGrace: number }> = [
-    { name: 'first sight with Ready: fresh grace', prev: undefined, node: node([ready(0)]), wantProbe: 1000, wantGrace: 50_000 },
-    { name: 'first sight without Ready: fresh startup grace', prev: undefined, node: node([]), wantProbe: 1000, wantGrace: 60_000 },
-    { name: 'same heartbeat, no lease: unchanged', prev: record(10, [ready(0)]), node: node([ready(0)]), wantProbe: 10, wantGrace: 50_000 },
-    { name: 'changed heartbeat: probe = now', prev: record(10, [ready(0)]), node: node([ready(5)]), wantProbe: 1000, wantGrace: 50_000 },
-    { name: 'heartbeat stepping back still counts', prev: record(10, [ready(5)]), node: node([ready(1)]), wantProbe: 1000, wantGrace: 50_000 },
-    { name: 'Ready appears: probe = now', prev: record(10, []), node: node([ready(0)]), wantProbe: 1000, wantGrace: 50_000 },
-    { name: 'Ready removed: startup grace, probe kept (Q1)', prev: record(10, [ready(0)]), node: node([]), wantProbe: 10, wantGrace: 60_000 },
-    { name: 'first lease seen: probe = now', prev: record(10, [ready(0)]), node: node([ready(0)]), lease: lease(3), wantProbe: 1000, wantGrace: 50_000 },
-    { name: 'renewTime unchanged: no renewal', prev: record(10, [ready(0)], lease(3)), node: node([ready(0)]), lease: lease(3), wantProbe: 10, wantGrace: 50_000 },
-    { name: 'lease label edit is not a renewal', prev: record(10, [ready(0)], lease(3, '7')), node: node([ready(0)]), lease: lease(3, '9', { x: 'y' }), wantProbe: 10, wantGrace: 50_000 },
-    { name: 'renewTime later: renewal', prev: record(10, [ready(0)], lease(3)), node: node([ready(0)]), lease: lease(4), wantProbe: 1000, wantGrace: 50_000 },
-    { name: 'renewTime stepping BACK is a renewal (Q4 fixed)', prev: record(10, [ready(0)], lease(3)), node: node([ready(0)]), lease: lease(2), wantProbe: 1000, wantGrace: 50_000 },
+  const cases: Array<{
+    name: string;
+    prev: NodeHealth | undefined;
+    node: Node;
+    lease?: Lease;
+    wantProbe: number;
+    wantGrace: number;
+  }> = [
+    {
+      name: 'first sight with Ready: fresh grace',
+      prev: undefined,
+      node: node([ready(0)]),
+      wantProbe: 1000,
+      wantGrace: 50_000,
+    },
+    {
+      name: 'first sight without Ready: fresh startup grace',
+      prev: undefined,
+      node: node([]),
+      wantProbe: 1000,
+      wantGrace: 60_000,
+    },
+    {
+      name: 'same heartbeat, no lease: unchanged',
+      prev: record(10, [ready(0)]),
+      node: node([ready(0)]),
+      wantProbe: 10,
+      wantGrace: 50_000,
+    },
+    {
+      name: 'changed heartbeat: probe = now',
+      prev: record(10, [ready(0)]),
+      node: node([ready(5)]),
+      wantProbe: 1000,
+      wantGrace: 50_000,
+    },
+    {
+      name: 'heartbeat stepping back still counts',
+      prev: record(10, [ready(5)]),
+      node: node([ready(1)]),
+      wantProbe: 1000,
+      wantGrace: 50_000,
+    },
+    {
+      name: 'Ready appears: probe = now',
+      prev: record(10, []),
+      node: node([ready(0)]),
+      wantProbe: 1000,
+      wantGrace: 50_000,
+    },
+    {
+      name: 'Ready removed: startup grace, probe kept (Q1)',
+      prev: record(10, [ready(0)]),
+      node: node([]),
+      wantProbe: 10,
+      wantGrace: 60_000,
+    },
+    {
+      name: 'first lease seen: probe = now',
+      prev: record(10, [ready(0)]),
+      node: node([ready(0)]),
+      lease: lease(3),
+      wantProbe: 1000,
+      wantGrace: 50_000,
+    },
+    {
+      name: 'renewTime unchanged: no renewal',
+      prev: record(10, [ready(0)], lease(3)),
+      node: node([ready(0)]),
+      lease: lease(3),
+      wantProbe: 10,
+      wantGrace: 50_000,
+    },
+    {
+      name: 'lease label edit is not a renewal',
+      prev: record(10, [ready(0)], lease(3, '7')),
+      node: node([ready(0)]),
+      lease: lease(3, '9', { x: 'y' }),
+      wantProbe: 10,
+      wantGrace: 50_000,
+    },
+    {
+      name: 'renewTime later: renewal',
+      prev: record(10, [ready(0)], lease(3)),
+      node: node([ready(0)]),
+      lease: lease(4),
+      wantProbe: 1000,
+      wantGrace: 50_000,
+    },
+    {
+      name: 'renewTime stepping BACK is a renewal (Q4 fixed)',
+      prev: record(10, [ready(0)], lease(3)),
+      node: node([ready(0)]),
+      lease: lease(2),
+      wantProbe: 1000,
+      wantGrace: 50_000,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -74,18 +158,32 @@ describe('observeNode: when the probe timestamp moves (DECISIONS 1, 2, 8)', () =
 });
 
 describe('isExpired: strictly past the grace', () => {
-  for (const [now, want] of [[50_009, false], [50_010, false], [50_011, true]] as const) {
+  for (const [now, want] of [
+    [50_009, false],
+    [50_010, false],
+    [50_011, true],
+  ] as const) {
     it(`probe 10, grace 50s, now ${now} → ${want}`, () => assert.equal(isExpired(record(10, []), 50_000, now), want));
   }
 });
 
 describe('markUnknown (DECISIONS 3)', () => {
   it('turns every reported condition Unknown and adds the missing ones as NeverUpdated', () => {
-    const n = node([ready(0), { type: 'NetworkUnavailable', status: 'False', lastHeartbeatTime: iso(0) }, { type: 'DiskPressure', status: 'Unknown' }]);
+    const n = node([
+      ready(0),
+      { type: 'NetworkUnavailable', status: 'False', lastHeartbeatTime: iso(0) },
+      { type: 'DiskPressure', status: 'Unknown' },
+    ]);
     const { conditions, changed } = markUnknown(n, T0 + 99_000);
     assert.equal(changed, true);
     const by = new Map(conditions.map((c) => [c.type, c]));
-    assert.deepEqual([...by.keys()].sort(), ['DiskPressure', 'MemoryPressure', 'NetworkUnavailable', 'PIDPressure', 'Ready']);
+    assert.deepEqual([...by.keys()].sort(), [
+      'DiskPressure',
+      'MemoryPressure',
+      'NetworkUnavailable',
+      'PIDPressure',
+      'Ready',
+    ]);
     assert.equal(by.get('Ready')?.status, 'Unknown');
     assert.equal(by.get('Ready')?.reason, 'NodeStatusUnknown');
     assert.equal(by.get('Ready')?.lastHeartbeatTime, iso(0), 'heartbeat kept');
@@ -97,14 +195,20 @@ describe('markUnknown (DECISIONS 3)', () => {
   });
 
   it('reports no change when everything is already Unknown', () => {
-    const all = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => ({ type, status: 'Unknown' as const }));
+    const all = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => ({
+      type,
+      status: 'Unknown' as const,
+    }));
     assert.equal(markUnknown(node(all), T0).changed, false);
   });
 });
 
 describe('helpers', () => {
   it('formats the NodeNotReady evidence exactly', () => {
-    assert.equal(heartbeatTimeoutMessage('node-1', 52_400, 50_000), 'Node node-1 heartbeat timeout: no lease renewal or status heartbeat observed for 52s (grace 50s)');
+    assert.equal(
+      heartbeatTimeoutMessage('node-1', 52_400, 50_000),
+      'Node node-1 heartbeat timeout: no lease renewal or status heartbeat observed for 52s (grace 50s)',
+    );
   });
   it('flags leases whose renew interval plus a period reaches the grace', () => {
     assert.equal(leaseRenewIntervalTooLong(makeLease('a', T0, 40), 5_000, 50_000), false);
@@ -150,7 +254,10 @@ describe('controller: node health over passes', () => {
     const ev = h.events('NodeNotReady');
     assert.equal(ev.length, 1);
     assert.equal(ev[0]?.type, 'Warning');
-    assert.equal(ev[0]?.message, 'Node n1 heartbeat timeout: no lease renewal or status heartbeat observed for 55s (grace 50s)');
+    assert.equal(
+      ev[0]?.message,
+      'Node n1 heartbeat timeout: no lease renewal or status heartbeat observed for 55s (grace 50s)',
+    );
   });
 
   it('conflict on the status write: live GET and re-evaluate; a fresh heartbeat found live cancels the mark', async () => {

@@ -16,7 +16,11 @@ export class InformedFakeApiClient extends FakeApiClient {
   syncNodes = true;
   syncLeases = true;
 
-  constructor(now: () => number, readonly nodeCache: FakeCache<Node>, readonly leaseCache: FakeCache<Lease>) {
+  constructor(
+    now: () => number,
+    readonly nodeCache: FakeCache<Node>,
+    readonly leaseCache: FakeCache<Lease>,
+  ) {
     super(now);
     // The API names an Event `<involvedObject.name>.<suffix>` when the body has no name; the shared fake
     // would key every such event under "undefined", so name them here as the server does.
@@ -53,12 +57,26 @@ export function makeNode(name: string, at: number, input: NodeSpecInput = {}): N
   const labels = { ...(input.zone === undefined ? {} : { [ZONE_LABEL]: input.zone }), ...input.labels };
   const conditions =
     input.conditions ??
-    (input.ready === undefined ? [] : [{ type: 'Ready', status: input.ready, reason: 'AgentReady', message: 'ok', lastHeartbeatTime: time, lastTransitionTime: time }]);
+    (input.ready === undefined
+      ? []
+      : [
+          {
+            type: 'Ready',
+            status: input.ready,
+            reason: 'AgentReady',
+            message: 'ok',
+            lastHeartbeatTime: time,
+            lastTransitionTime: time,
+          },
+        ]);
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name, uid: `uid-${name}`, resourceVersion: '', creationTimestamp: time, labels },
-    spec: { ...(input.taints ? { taints: input.taints } : {}), ...(input.unschedulable ? { unschedulable: true } : {}) },
+    spec: {
+      ...(input.taints ? { taints: input.taints } : {}),
+      ...(input.unschedulable ? { unschedulable: true } : {}),
+    },
     status: { conditions },
   };
 }
@@ -67,7 +85,13 @@ export function makeLease(name: string, renewAt: number, durationSeconds = 40): 
   return {
     apiVersion: 'coordination/v1',
     kind: 'Lease',
-    metadata: { name, namespace: 'node-lease', uid: `lease-${name}`, resourceVersion: '', creationTimestamp: new Date(renewAt).toISOString() },
+    metadata: {
+      name,
+      namespace: 'node-lease',
+      uid: `lease-${name}`,
+      resourceVersion: '',
+      creationTimestamp: new Date(renewAt).toISOString(),
+    },
     spec: { holderIdentity: name, leaseDurationSeconds: durationSeconds, renewTime: new Date(renewAt).toISOString() },
   };
 }
@@ -105,7 +129,19 @@ export function harness(overrides: Partial<NodeLifecycleConfig> = {}): Harness {
   const config = { ...defaultNodeLifecycleConfig, ...overrides };
   const build = (): { controller: NodeLifecycleController; registry: Registry } => {
     const registry = new Registry();
-    return { registry, controller: new NodeLifecycleController({ client, nodes, leases, clock, log, config, metrics: registry, identity: 'test-host' }) };
+    return {
+      registry,
+      controller: new NodeLifecycleController({
+        client,
+        nodes,
+        leases,
+        clock,
+        log,
+        config,
+        metrics: registry,
+        identity: 'test-host',
+      }),
+    };
   };
   const h: Harness = {
     clock,
@@ -129,14 +165,27 @@ export function harness(overrides: Partial<NodeLifecycleConfig> = {}): Harness {
       const cur = h.node(name);
       const at = new Date(clock.now()).toISOString();
       const rest = (cur.status.conditions ?? []).filter((c) => c.type !== 'Ready');
-      const ready: NodeCondition = { type: 'Ready', status, reason: 'AgentReady', message: 'posted', lastHeartbeatTime: at, lastTransitionTime: at };
+      const ready: NodeCondition = {
+        type: 'Ready',
+        status,
+        reason: 'AgentReady',
+        message: 'posted',
+        lastHeartbeatTime: at,
+        lastTransitionTime: at,
+      };
       return client.put('nodes', { ...cur, status: { ...cur.status, conditions: [ready, ...rest] } });
     },
     node(name) {
       return structuredClone(client.data.nodes.get(name)) as unknown as Node;
     },
     events(reason) {
-      const all = [...client.data.events.values()] as unknown as Array<{ reason: string; type: string; message: string; involvedObject: { name: string }; metadata: { resourceVersion: string } }>;
+      const all = [...client.data.events.values()] as unknown as Array<{
+        reason: string;
+        type: string;
+        message: string;
+        involvedObject: { name: string };
+        metadata: { resourceVersion: string };
+      }>;
       return all.filter((e) => reason === undefined || e.reason === reason);
     },
     statusWrites(name) {

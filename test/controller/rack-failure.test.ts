@@ -71,13 +71,23 @@ describe('rack failure (issue 4)', () => {
 
     // (2) node-17 first, at once (full bucket); node-18 exactly 10 s after it; then one every 10 s.
     await driveTo(h, agents, 130);
-    assert.deepEqual(taintsIn(h, A, 0), [['node-17', 80], ['node-18', 90], ['node-19', 100], ['node-20', 110], ['node-21', 120], ['node-22', 130]]);
+    assert.deepEqual(taintsIn(h, A, 0), [
+      ['node-17', 80],
+      ['node-18', 90],
+      ['node-19', 100],
+      ['node-20', 110],
+      ['node-21', 120],
+      ['node-22', 130],
+    ]);
     for (const n of A1) assert.equal(h.noExecute(n)?.key, 'node.kubernetes.io/unreachable');
 
     // (3) node-23 … node-52 are marked at 135 s: 36 of 60 down → PartialDisruption at 0.01/s (60 > 50).
     // The old bucket was spent at 130 s, so the new one starts drained: next taint exactly 100 s later.
     await driveTo(h, agents, 135);
-    assert.deepEqual([zone(h, 'us-east-1a').state, zone(h, 'us-east-1a').evictionRate, zone(h, 'us-east-1a').notReady], ['PartialDisruption', 0.01, 36]);
+    assert.deepEqual(
+      [zone(h, 'us-east-1a').state, zone(h, 'us-east-1a').evictionRate, zone(h, 'us-east-1a').notReady],
+      ['PartialDisruption', 0.01, 36],
+    );
     assert.equal(zone(h, 'us-east-1b').state, 'Normal');
     await driveTo(h, agents, 234.9);
     assert.deepEqual(taintsIn(h, A, 130), []);
@@ -91,12 +101,22 @@ describe('rack failure (issue 4)', () => {
     await driveTo(h, agents, 300);
     const snap = h.controller.snapshot();
     assert.equal(snap.masterDisruption, true);
-    assert.deepEqual(snap.zones.map((z) => [z.zone, z.state, z.evictionRate]), [['us-east-1a', 'FullDisruption', 0], ['us-east-1b', 'FullDisruption', 0]]);
+    assert.deepEqual(
+      snap.zones.map((z) => [z.zone, z.state, z.evictionRate]),
+      [
+        ['us-east-1a', 'FullDisruption', 0],
+        ['us-east-1b', 'FullDisruption', 0],
+      ],
+    );
     assert.equal(noExecuteCount(h), 0, 'every NoExecute taint lifted (node-17 … node-23)');
     assert.ok(zone(h, 'us-east-1a').queued.includes('node-17'), 'node-17 is back in the queue');
     await driveTo(h, agents, 400);
     assert.equal(noExecuteCount(h), 0);
-    assert.deepEqual(taints(h).filter(([, t]) => t > 240), [], 'no zone taints while every zone is down');
+    assert.deepEqual(
+      taints(h).filter(([, t]) => t > 240),
+      [],
+      'no zone taints while every zone is down',
+    );
 
     // (5) at 400 s the agents of 1b (but 4) and the 24 last of 1a come back: seen by the pass at 405 s.
     for (const n of [...A3, ...B.filter((x) => !B_DEAD.includes(x))]) {
@@ -106,11 +126,20 @@ describe('rack failure (issue 4)', () => {
     }
     await driveTo(h, agents, 405);
     assert.equal(h.controller.snapshot().masterDisruption, false);
-    assert.deepEqual([zone(h, 'us-east-1b').state, zone(h, 'us-east-1b').notReady, zone(h, 'us-east-1b').evictionRate], ['Normal', 4, 0.1]);
-    assert.deepEqual([zone(h, 'us-east-1a').state, zone(h, 'us-east-1a').notReady, zone(h, 'us-east-1a').evictionRate], ['PartialDisruption', 36, 0.01]);
+    assert.deepEqual(
+      [zone(h, 'us-east-1b').state, zone(h, 'us-east-1b').notReady, zone(h, 'us-east-1b').evictionRate],
+      ['Normal', 4, 0.1],
+    );
+    assert.deepEqual(
+      [zone(h, 'us-east-1a').state, zone(h, 'us-east-1a').notReady, zone(h, 'us-east-1a').evictionRate],
+      ['PartialDisruption', 36, 0.01],
+    );
     await driveTo(h, agents, 520);
     // Limiters restored drained: 1b's first taint exactly 10 s after the exit, 1a's exactly 100 s after.
-    assert.deepEqual(taintsIn(h, B, 400).slice(0, 2), [['nodeb-57', 415], ['nodeb-58', 425]]);
+    assert.deepEqual(taintsIn(h, B, 400).slice(0, 2), [
+      ['nodeb-57', 415],
+      ['nodeb-58', 425],
+    ]);
     assert.deepEqual(taintsIn(h, A, 400), [['node-17', 505]]);
     assert.equal(h.statusWrites('node-01'), 1, 'revived nodes are not marked again (fresh grace, renewing)');
     ac.abort();

@@ -113,7 +113,7 @@ describe('RateLimitedTimedQueue: try', () => {
     const q = unlimitedQueue(clock);
     q.add('node-1', 'u1');
     const calls: number[] = [];
-    const retryOnce = async (v: TimedValue): Promise<TryResult> => {
+    const retryOnce = async (_v: TimedValue): Promise<TryResult> => {
       calls.push(clock.monotonic());
       return calls.length === 1 ? { done: false, retryAfterMs: 50 } : DONE;
     };

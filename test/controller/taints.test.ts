@@ -43,7 +43,9 @@ describe('taint list helpers', () => {
       'node.kubernetes.io/unreachable',
       'node.kubernetes.io/unschedulable',
     ]);
-    assert.deepEqual(desiredNoScheduleKeys([{ type: 'Ready', status: 'False' }], false), ['node.kubernetes.io/not-ready']);
+    assert.deepEqual(desiredNoScheduleKeys([{ type: 'Ready', status: 'False' }], false), [
+      'node.kubernetes.io/not-ready',
+    ]);
   });
 
   it('reconcileNoSchedule removes stale owned taints, keeps foreign ones and existing timeAdded', () => {
@@ -63,8 +65,19 @@ describe('taint list helpers', () => {
   });
 
   it('swapTaints adds with timeAdded = now and removes by (key, effect)', () => {
-    const out = swapTaints([{ ...UNREACHABLE_NO_EXECUTE, timeAdded: 'x' }, { key: 'k', effect: 'NoSchedule' }], [NOT_READY_NO_EXECUTE], [UNREACHABLE_NO_EXECUTE], T0);
-    assert.deepEqual(out, [{ key: 'k', effect: 'NoSchedule' }, { ...NOT_READY_NO_EXECUTE, timeAdded: AT }]);
+    const out = swapTaints(
+      [
+        { ...UNREACHABLE_NO_EXECUTE, timeAdded: 'x' },
+        { key: 'k', effect: 'NoSchedule' },
+      ],
+      [NOT_READY_NO_EXECUTE],
+      [UNREACHABLE_NO_EXECUTE],
+      T0,
+    );
+    assert.deepEqual(out, [
+      { key: 'k', effect: 'NoSchedule' },
+      { ...NOT_READY_NO_EXECUTE, timeAdded: AT },
+    ]);
   });
 });
 
@@ -75,7 +88,10 @@ describe('writeTaints', () => {
     h.client.put('nodes', { ...h.node('n1'), spec: { taints: [{ key: 'other', effect: 'NoSchedule' }] } });
     const res = await writeTaints(h.client, n, (t) => swapTaints(t, [UNREACHABLE_NO_EXECUTE], [], T0));
     assert.equal(res.ok, true);
-    assert.deepEqual(h.node('n1').spec.taints?.map((t) => t.key), ['other', UNREACHABLE_NO_EXECUTE.key]);
+    assert.deepEqual(
+      h.node('n1').spec.taints?.map((t) => t.key),
+      ['other', UNREACHABLE_NO_EXECUTE.key],
+    );
     assert.equal(h.client.callsOf('nodes', 'update').length, 2);
     assert.equal(h.client.callsOf('nodes', 'get').length, 1);
   });
@@ -107,7 +123,10 @@ describe('controller taints', () => {
     assert.equal(h.noExecute('a')?.key, UNREACHABLE_NO_EXECUTE.key);
     assert.equal(h.noExecute('a')?.timeAdded, new Date(T0 + 75_000).toISOString());
     assert.equal(h.noExecute('b'), undefined, 'b waits for a token');
-    assert.ok(h.node('b').spec.taints?.some((t) => t.key === 'node.kubernetes.io/unreachable' && t.effect === 'NoSchedule'), 'NoSchedule mirror is not rate-limited');
+    assert.ok(
+      h.node('b').spec.taints?.some((t) => t.key === 'node.kubernetes.io/unreachable' && t.effect === 'NoSchedule'),
+      'NoSchedule mirror is not rate-limited',
+    );
     await h.clock.advance(9_900);
     await h.controller.doNoExecuteTaintingPass();
     assert.equal(h.noExecute('b'), undefined);
@@ -115,7 +134,10 @@ describe('controller taints', () => {
     await h.controller.doNoExecuteTaintingPass();
     assert.equal(h.noExecute('b')?.timeAdded, new Date(T0 + 85_000).toISOString());
     const tainted = h.events('NodeTainted');
-    assert.deepEqual(tainted.map((e) => e.involvedObject.name), ['a', 'b']);
+    assert.deepEqual(
+      tainted.map((e) => e.involvedObject.name),
+      ['a', 'b'],
+    );
     assert.match(tainted[0]?.message ?? '', /unreachable:NoExecute.*0\.1\/s/);
     const text = await h.registry.metrics();
     assert.match(text, /shepherd_node_lifecycle_taints_added_total\{zone="z"\} 2/);
@@ -134,7 +156,9 @@ describe('controller taints', () => {
     assert.equal(h.noExecute('a')?.key, NOT_READY_NO_EXECUTE.key);
     assert.equal(h.noExecute('a')?.timeAdded, new Date(T0 + 5_000).toISOString());
     assert.equal(h.node('a').spec.taints?.filter((t) => t.effect === 'NoExecute').length, 1);
-    assert.ok(h.node('a').spec.taints?.some((t) => t.key === 'node.kubernetes.io/not-ready' && t.effect === 'NoSchedule'));
+    assert.ok(
+      h.node('a').spec.taints?.some((t) => t.key === 'node.kubernetes.io/not-ready' && t.effect === 'NoSchedule'),
+    );
     await h.clock.advance(5_000);
     h.postReady('a', 'True');
     await h.controller.monitorNodeHealth();
@@ -143,11 +167,28 @@ describe('controller taints', () => {
 
   it('unschedulable and pressure conditions mirror as NoSchedule and go away when cleared', async () => {
     const h = harness();
-    h.addNode('a', { zone: 'z', unschedulable: true, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: AT }, { type: 'DiskPressure', status: 'True' }] });
+    h.addNode('a', {
+      zone: 'z',
+      unschedulable: true,
+      conditions: [
+        { type: 'Ready', status: 'True', lastHeartbeatTime: AT },
+        { type: 'DiskPressure', status: 'True' },
+      ],
+    });
     await h.controller.monitorNodeHealth();
-    assert.deepEqual(h.node('a').spec.taints?.map((t) => `${t.key}:${t.effect}`).sort(), ['node.kubernetes.io/disk-pressure:NoSchedule', 'node.kubernetes.io/unschedulable:NoSchedule']);
+    assert.deepEqual(
+      h
+        .node('a')
+        .spec.taints?.map((t) => `${t.key}:${t.effect}`)
+        .sort(),
+      ['node.kubernetes.io/disk-pressure:NoSchedule', 'node.kubernetes.io/unschedulable:NoSchedule'],
+    );
     const cur = h.node('a');
-    h.client.put('nodes', { ...cur, spec: { ...cur.spec, unschedulable: false }, status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: AT }] } });
+    h.client.put('nodes', {
+      ...cur,
+      spec: { ...cur.spec, unschedulable: false },
+      status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: AT }] },
+    });
     await h.clock.advance(5_000);
     await h.controller.monitorNodeHealth();
     assert.deepEqual(h.node('a').spec.taints, []);

@@ -7,7 +7,8 @@ import { zoneKeyOf, zoneObjectName } from '../../src/core/node.js';
 
 test('names are lowercase RFC 1123 subdomains of at most 253 characters', () => {
   for (const ok of ['node-1', 'a', 'n1.rack-2.example', '0abc']) assert.equal(nameProblem(ok), undefined, ok);
-  for (const bad of ['', 'Node-1', '-a', 'a-', 'a_b', 'a'.repeat(254), 'a b']) assert.notEqual(nameProblem(bad), undefined, bad);
+  for (const bad of ['', 'Node-1', '-a', 'a-', 'a_b', 'a'.repeat(254), 'a b'])
+    assert.notEqual(nameProblem(bad), undefined, bad);
 });
 
 test('label keys and values follow Kubernetes rules', () => {
@@ -31,7 +32,7 @@ test('unknown fields are rejected naming the field', () => {
 });
 
 test('label errors carry the offending key in their path', () => {
-  const r = ObjectMetaSchema.safeParse({ name: 'n1', labels: { 'ok': 'v', 'bad key': 'v' } });
+  const r = ObjectMetaSchema.safeParse({ name: 'n1', labels: { ok: 'v', 'bad key': 'v' } });
   assert.equal(r.success, false);
   assert.deepEqual(r.error?.issues[0]?.path, ['labels', 'bad key']);
 });

@@ -25,7 +25,10 @@ test('label selectors: equality, inequality, sets and existence', () => {
 });
 
 test('malformed label selectors are a BadRequest naming the part', () => {
-  assert.throws(() => parseLabelSelector('a=b=c'), (e: unknown) => e instanceof BadRequestError && /a=b=c/.test(e.message));
+  assert.throws(
+    () => parseLabelSelector('a=b=c'),
+    (e: unknown) => e instanceof BadRequestError && /a=b=c/.test(e.message),
+  );
 });
 
 test('field selectors match dotted paths', () => {

@@ -4,7 +4,16 @@ import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { HttpApiClient } from '../../src/client/http-client.js';
 import type { Lease } from '../../src/core/lease.js';
-import { eventually, type Proc, ROOT, SHEPHERD_BIN, startProcess, startServer, type ServerProc, tempDir } from '../support/processes.js';
+import {
+  eventually,
+  type Proc,
+  ROOT,
+  SHEPHERD_BIN,
+  startProcess,
+  startServer,
+  type ServerProc,
+  tempDir,
+} from '../support/processes.js';
 
 // Issue 3, end to end with real processes: agents register with their labels and nodeInfo and keep renewing;
 // they ride out a server outage longer than their 7 s backoff cap without being restarted; an agent started
@@ -28,7 +37,19 @@ const SPECS: AgentSpec[] = [
 ];
 
 function startAgent(addr: string, spec: AgentSpec): Proc {
-  const args = ['--mode', 'agent', '--node-name', spec.name, '--zone', spec.zone, '--api-addr', addr, '--lease-duration', '2s', ...spec.extra];
+  const args = [
+    '--mode',
+    'agent',
+    '--node-name',
+    spec.name,
+    '--zone',
+    spec.zone,
+    '--api-addr',
+    addr,
+    '--lease-duration',
+    '2s',
+    ...spec.extra,
+  ];
   return startProcess(SHEPHERD_BIN, args, { name: spec.name });
 }
 
@@ -55,11 +76,18 @@ describe('agents against a real server (issue 3)', { timeout: 90_000 }, () => {
   });
 
   test('three agents in two zones register with their labels and nodeInfo, and renew their leases', async () => {
-    const nodes = await eventually(async () => {
-      const list = await client.nodes.list();
-      const ready = (n: (typeof list.items)[number]): boolean => n.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-      return list.items.length === SPECS.length && list.items.every(ready) ? list.items : undefined;
-    }, { what: `three registered Ready nodes; agent output:\n${[...agents.values()].map((a) => a.text).join('\n')}`, timeoutMs: 20_000 });
+    const nodes = await eventually(
+      async () => {
+        const list = await client.nodes.list();
+        const ready = (n: (typeof list.items)[number]): boolean =>
+          n.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+        return list.items.length === SPECS.length && list.items.every(ready) ? list.items : undefined;
+      },
+      {
+        what: `three registered Ready nodes; agent output:\n${[...agents.values()].map((a) => a.text).join('\n')}`,
+        timeoutMs: 20_000,
+      },
+    );
     for (const spec of SPECS) {
       const n = nodes.find((x) => x.metadata.name === spec.name);
       assert.ok(n, spec.name);
@@ -83,20 +111,25 @@ describe('agents against a real server (issue 3)', { timeout: 90_000 }, () => {
       assert.equal(l?.spec.leaseDurationSeconds, 2);
     }
     // Renewals every quarter of 2 s: each renewTime moves on within a couple of seconds.
-    await eventually(async () => {
-      const now = (await client.leases().list()).items;
-      return SPECS.every((s) => {
-        const l = now.find((x) => x.metadata.name === s.name);
-        return l !== undefined && renewMs(l) > renewMs(first.get(s.name) as Lease);
-      });
-    }, { what: 'every renewTime advancing', timeoutMs: 5_000 });
+    await eventually(
+      async () => {
+        const now = (await client.leases().list()).items;
+        return SPECS.every((s) => {
+          const l = now.find((x) => x.metadata.name === s.name);
+          return l !== undefined && renewMs(l) > renewMs(first.get(s.name) as Lease);
+        });
+      },
+      { what: 'every renewTime advancing', timeoutMs: 5_000 },
+    );
   });
 
   test('a second agent with the same node name refuses to start while the first renews', async () => {
     const dup = startAgent((server as ServerProc).addr, { name: 'node-a1', zone: 'zone-a', extra: [] });
     const result = await Promise.race([
       dup.exited,
-      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`duplicate agent still running:\n${dup.text}`)), 20_000)),
+      new Promise<never>((_, rej) =>
+        setTimeout(() => rej(new Error(`duplicate agent still running:\n${dup.text}`)), 20_000),
+      ),
     ]).finally(() => dup.signal('SIGKILL'));
     assert.notEqual(result.code, 0, dup.text);
     assert.match(dup.text, /held by node-a1/);
@@ -122,20 +155,28 @@ describe('agents against a real server (issue 3)', { timeout: 90_000 }, () => {
     assert.match(line, /retry/i);
 
     await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - killedAt))));
-    for (const [name, p] of agents) assert.equal(p.child.exitCode, null, `${name} still running after ${OUTAGE_MS}ms without a server:\n${p.text.slice(-1500)}`);
+    for (const [name, p] of agents)
+      assert.equal(
+        p.child.exitCode,
+        null,
+        `${name} still running after ${OUTAGE_MS}ms without a server:\n${p.text.slice(-1500)}`,
+      );
 
     server = await startServer(['--listen', s.addr, '--db', db, '--no-controller', '--log-level', 'warn']);
     const restartedAt = Date.now();
     // The last renewal committed before the kill, as the restarted server shows it.
     const lastRenew = new Map<string, number>();
     for (const l of (await client.leases().list()).items) lastRenew.set(l.metadata.name, renewMs(l));
-    await eventually(async () => {
-      const now = (await client.leases().list()).items;
-      return SPECS.every((spec) => {
-        const l = now.find((x) => x.metadata.name === spec.name);
-        return l !== undefined && renewMs(l) > restartedAt - 50 && renewMs(l) > (lastRenew.get(spec.name) ?? 0);
-      });
-    }, { what: 'every agent renewing again after the restart', timeoutMs: 15_000 });
+    await eventually(
+      async () => {
+        const now = (await client.leases().list()).items;
+        return SPECS.every((spec) => {
+          const l = now.find((x) => x.metadata.name === spec.name);
+          return l !== undefined && renewMs(l) > restartedAt - 50 && renewMs(l) > (lastRenew.get(spec.name) ?? 0);
+        });
+      },
+      { what: 'every agent renewing again after the restart', timeoutMs: 15_000 },
+    );
 
     for (const spec of SPECS) {
       const p = agents.get(spec.name) as Proc;
@@ -149,11 +190,17 @@ describe('agents against a real server (issue 3)', { timeout: 90_000 }, () => {
       assert.ok(failures.length >= 1 && failures.length <= 2, `${spec.name} failure lines:\n${failures.join('\n')}`);
     }
 
-    const registered = await eventually(async () => {
-      const n = await client.nodes.get('node-late').catch(() => undefined);
-      const l = await client.leases().get('node-late').catch(() => undefined);
-      return n && l ? { n, l } : undefined;
-    }, { what: 'node-late registered once the server is back', timeoutMs: 15_000 });
+    const registered = await eventually(
+      async () => {
+        const n = await client.nodes.get('node-late').catch(() => undefined);
+        const l = await client
+          .leases()
+          .get('node-late')
+          .catch(() => undefined);
+        return n && l ? { n, l } : undefined;
+      },
+      { what: 'node-late registered once the server is back', timeoutMs: 15_000 },
+    );
     assert.equal(registered.n.metadata.labels?.[ZONE], 'zone-b');
     assert.equal(registered.l.spec.holderIdentity, 'node-late');
     assert.equal(late.child.exitCode, null, 'the late agent never exited');

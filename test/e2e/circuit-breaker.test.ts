@@ -4,15 +4,36 @@ import { HttpApiClient } from '../../src/client/http-client.js';
 import { ANNOTATION_CIRCUIT_BREAKER } from '../../src/core/zone.js';
 import { FreezeProxy } from '../support/freeze-proxy.js';
 import { NodeHistory, readyOf, sleep } from '../support/node-history.js';
-import { eventually, type Proc, SHEPHERD_BIN, startProcess, startServer, type ServerProc, tempDir } from '../support/processes.js';
+import {
+  eventually,
+  type Proc,
+  SHEPHERD_BIN,
+  startProcess,
+  startServer,
+  type ServerProc,
+  tempDir,
+} from '../support/processes.js';
 
 // Issue 5, end to end with real processes: a controller whose watch streams silently stop (a proxy freezes them
 // while every other request passes) must not take the stale lease cache for a fleet of dead agents. With the
 // lease circuit breaker on, no node is marked and the breaker says why; with the gate off the same freeze marks
 // every node Unknown, which is what proves the test can fail. A SIGSTOPped controller is the second drill.
 const GRACE_MS = 2000;
-const CONTROLLER_FLAGS = ['--node-monitor-period', '200ms', '--node-monitor-grace-period', '2s', '--node-startup-grace-period', '3s', '--log-level', 'info'];
-const NODES = [['cb-a1', 'zone-a'], ['cb-a2', 'zone-a'], ['cb-b1', 'zone-b']] as const;
+const CONTROLLER_FLAGS = [
+  '--node-monitor-period',
+  '200ms',
+  '--node-monitor-grace-period',
+  '2s',
+  '--node-startup-grace-period',
+  '3s',
+  '--log-level',
+  'info',
+];
+const NODES = [
+  ['cb-a1', 'zone-a'],
+  ['cb-a2', 'zone-a'],
+  ['cb-b1', 'zone-b'],
+] as const;
 const SKIP_LINE = /Update health of Node from Controller error, Skipping - no pods will be evicted/;
 
 interface Rig {
@@ -27,7 +48,9 @@ interface Rig {
 
 function startController(proxy: FreezeProxy, gateOn: boolean): Proc {
   const gates = gateOn ? [] : ['--feature-gates', 'NodeControllerLeaseCircuitBreaker=false'];
-  return startProcess(SHEPHERD_BIN, ['--mode', 'controller', '--api-addr', proxy.addr, ...CONTROLLER_FLAGS, ...gates], { name: 'controller' });
+  return startProcess(SHEPHERD_BIN, ['--mode', 'controller', '--api-addr', proxy.addr, ...CONTROLLER_FLAGS, ...gates], {
+    name: 'controller',
+  });
 }
 
 /** Waits until the controller has synced its informers through the proxy and runs passes again. */
@@ -44,7 +67,24 @@ async function startRig(): Promise<Rig> {
   const proxy = await FreezeProxy.start(server.addr);
   const client = new HttpApiClient({ addresses: [server.addr] });
   const agents = NODES.map(([name, zone]) =>
-    startProcess(SHEPHERD_BIN, ['--mode', 'agent', '--node-name', name, '--zone', zone, '--api-addr', server.addr, '--lease-duration', '2s', '--log-level', 'warn'], { name }),
+    startProcess(
+      SHEPHERD_BIN,
+      [
+        '--mode',
+        'agent',
+        '--node-name',
+        name,
+        '--zone',
+        zone,
+        '--api-addr',
+        server.addr,
+        '--lease-duration',
+        '2s',
+        '--log-level',
+        'warn',
+      ],
+      { name },
+    ),
   );
   const rig = { server, proxy, controller: startController(proxy, true), agents, client } as Rig;
   rig.cleanup = async (): Promise<void> => {
@@ -57,10 +97,13 @@ async function startRig(): Promise<Rig> {
     dir.cleanup();
   };
   try {
-    await eventually(async () => (await client.nodes.list()).items.filter((n) => readyOf(n) === 'True').length === NODES.length, {
-      what: 'three Ready nodes',
-      timeoutMs: 45_000,
-    });
+    await eventually(
+      async () => (await client.nodes.list()).items.filter((n) => readyOf(n) === 'True').length === NODES.length,
+      {
+        what: 'three Ready nodes',
+        timeoutMs: 45_000,
+      },
+    );
     await controllerSynced(rig.controller, proxy);
     // Whole passes have run: the zones are written.
     await eventually(async () => (await client.zones.list()).items.length === 2, { what: 'zones written' });
@@ -74,7 +117,11 @@ async function startRig(): Promise<Rig> {
 
 async function breakerAnnotations(client: HttpApiClient): Promise<string[]> {
   const zones = (await client.zones.list()).items;
-  return zones.flatMap((z) => (z.metadata.annotations?.[ANNOTATION_CIRCUIT_BREAKER] === undefined ? [] : [`${z.metadata.name}: ${z.metadata.annotations[ANNOTATION_CIRCUIT_BREAKER]}`]));
+  return zones.flatMap((z) =>
+    z.metadata.annotations?.[ANNOTATION_CIRCUIT_BREAKER] === undefined
+      ? []
+      : [`${z.metadata.name}: ${z.metadata.annotations[ANNOTATION_CIRCUIT_BREAKER]}`],
+  );
 }
 
 /** Polls the server directly for `ms`, failing at the first node that is not Ready. */
@@ -82,11 +129,19 @@ async function assertAllReadyFor(rig: Rig, ms: number, what: string): Promise<vo
   const until = Date.now() + ms;
   while (Date.now() < until) {
     for (const n of (await rig.client.nodes.list()).items) {
-      assert.equal(readyOf(n), 'True', `${what}: ${n.metadata.name} is ${readyOf(n)}; controller log:\n${rig.controller.text.slice(-2000)}`);
+      assert.equal(
+        readyOf(n),
+        'True',
+        `${what}: ${n.metadata.name} is ${readyOf(n)}; controller log:\n${rig.controller.text.slice(-2000)}`,
+      );
     }
     await sleep(100);
   }
-  assert.deepEqual(rig.history.notReady().map((c) => c.node.metadata.name), [], `${what}: a watch saw a node that was not Ready`);
+  assert.deepEqual(
+    rig.history.notReady().map((c) => c.node.metadata.name),
+    [],
+    `${what}: a watch saw a node that was not Ready`,
+  );
 }
 
 describe('lease circuit breaker end to end', { timeout: 120_000 }, () => {
@@ -111,7 +166,10 @@ describe('lease circuit breaker end to end', { timeout: 120_000 }, () => {
     assert.notDeepEqual(await breakerAnnotations(client), [], 'zones show the breaker holding');
 
     proxy.unfreezeWatches();
-    await eventually(async () => (await breakerAnnotations(client)).length === 0, { what: 'breaker annotation gone after unfreeze', timeoutMs: 10_000 });
+    await eventually(async () => (await breakerAnnotations(client)).length === 0, {
+      what: 'breaker annotation gone after unfreeze',
+      timeoutMs: 10_000,
+    });
     await assertAllReadyFor(rig, 2 * GRACE_MS, 'after unfreeze');
     assert.equal((await client.events.list({ fieldSelector: 'reason=NodeNotReady' })).items.length, 0);
   });
@@ -140,7 +198,11 @@ describe('lease circuit breaker end to end', { timeout: 120_000 }, () => {
       timeoutMs: 3 * GRACE_MS + 2000,
     });
     for (const c of history.notReady()) assert.equal(readyOf(c.node), 'Unknown');
-    assert.deepEqual((await client.events.list({ fieldSelector: 'reason=LeaseCacheStale' })).items, staleBefore, 'no breaker event with the gate off');
+    assert.deepEqual(
+      (await client.events.list({ fieldSelector: 'reason=LeaseCacheStale' })).items,
+      staleBefore,
+      'no breaker event with the gate off',
+    );
     assert.doesNotMatch(rig.controller.text, SKIP_LINE);
     proxy.unfreezeWatches();
   });

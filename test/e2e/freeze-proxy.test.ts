@@ -18,7 +18,9 @@ describe('FreezeProxy', () => {
   before(async () => {
     upstream = createServer((req, res) => {
       if (!req.url?.includes('watch=')) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url, method: req.method }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ path: req.url, method: req.method }));
         return;
       }
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
@@ -77,9 +79,15 @@ describe('FreezeProxy', () => {
 
     proxy.unfreezeWatches();
     await eventually(() => w.lines.length > frozenAt + 10 && late.lines.length > 3, { what: 'lines flowing again' });
-    assert.deepEqual(w.lines, w.lines.map((_, i) => i), 'every line once, in order');
+    assert.deepEqual(
+      w.lines,
+      w.lines.map((_, i) => i),
+      'every line once, in order',
+    );
     for (const x of [w, w1, late]) x.ac.abort();
     await Promise.all([w.ended, w1.ended, late.ended]);
-    await eventually(() => proxy.stats().watchesOpen === 0 && streams.size === 0, { what: 'upstream streams closed with their clients' });
+    await eventually(() => proxy.stats().watchesOpen === 0 && streams.size === 0, {
+      what: 'upstream streams closed with their clients',
+    });
   });
 });

@@ -6,7 +6,15 @@ import { LEADER_ELECTION_LEASE_NAME } from '../../src/controller/leader-election
 import { SYSTEM_NAMESPACE, type Lease } from '../../src/core/lease.js';
 import type { Node } from '../../src/core/node.js';
 import { startEtcd, type TestEtcd } from '../support/etcd.js';
-import { eventually, type Proc, runSheepctl, SHEPHERD_BIN, startProcess, startServer, type ServerProc } from '../support/processes.js';
+import {
+  eventually,
+  type Proc,
+  runSheepctl,
+  SHEPHERD_BIN,
+  startProcess,
+  startServer,
+  type ServerProc,
+} from '../support/processes.js';
 
 // Issue 10 "Must show", end to end with real processes on one throw-away etcd: several servers share one store
 // (any server answers any request, a watch on one sees writes made through another), and killing the server
@@ -16,8 +24,23 @@ import { eventually, type Proc, runSheepctl, SHEPHERD_BIN, startProcess, startSe
 const LEASE_DURATION_MS = 3000;
 const RETRY_PERIOD_MS = 500;
 const GRACE_MS = 4000;
-const ELECTION_FLAGS = ['--leader-elect=true', '--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'];
-const CONTROLLER_FLAGS = ['--node-monitor-period', '200ms', '--node-monitor-grace-period', '4s', '--node-startup-grace-period', '5s'];
+const ELECTION_FLAGS = [
+  '--leader-elect=true',
+  '--leader-elect-lease-duration',
+  '3s',
+  '--leader-elect-renew-deadline',
+  '2s',
+  '--leader-elect-retry-period',
+  '500ms',
+];
+const CONTROLLER_FLAGS = [
+  '--node-monitor-period',
+  '200ms',
+  '--node-monitor-grace-period',
+  '4s',
+  '--node-startup-grace-period',
+  '5s',
+];
 
 let etcd: TestEtcd;
 before(async () => {
@@ -37,7 +60,9 @@ function pinned(server: ServerProc): HttpApiClient {
 }
 
 function etcdServer(prefix: string, extra: string[], name: string): Promise<ServerProc> {
-  return startServer(['--etcd-servers', etcd.endpoint, '--etcd-prefix', prefix, '--log-level', 'info', ...extra], { name });
+  return startServer(['--etcd-servers', etcd.endpoint, '--etcd-prefix', prefix, '--log-level', 'info', ...extra], {
+    name,
+  });
 }
 
 async function stopAll(procs: (Proc | undefined)[]): Promise<void> {
@@ -52,7 +77,10 @@ describe('two servers on one etcd', { timeout: 60_000 }, () => {
   let viaB: HttpApiClient;
 
   before(async () => {
-    [a, b] = await Promise.all([etcdServer(prefix, ['--no-controller'], 'server-a'), etcdServer(prefix, ['--no-controller'], 'server-b')]);
+    [a, b] = await Promise.all([
+      etcdServer(prefix, ['--no-controller'], 'server-a'),
+      etcdServer(prefix, ['--no-controller'], 'server-b'),
+    ]);
     viaA = pinned(a);
     viaB = pinned(b);
   });
@@ -64,7 +92,11 @@ describe('two servers on one etcd', { timeout: 60_000 }, () => {
 
   test('any server answers any request: created through A, read, updated and deleted through B', async () => {
     assert.equal((await viaB.version()).storage, 'etcd');
-    const created = await viaA.nodes.create({ metadata: { name: 'shared-1', labels: { via: 'a' } }, spec: {}, status: { conditions: [] } });
+    const created = await viaA.nodes.create({
+      metadata: { name: 'shared-1', labels: { via: 'a' } },
+      spec: {},
+      status: { conditions: [] },
+    });
     const got = await viaB.nodes.get('shared-1');
     assert.equal(got.metadata.uid, created.metadata.uid);
     assert.equal(got.metadata.resourceVersion, created.metadata.resourceVersion);
@@ -73,11 +105,17 @@ describe('two servers on one etcd', { timeout: 60_000 }, () => {
     assert.ok(Number(updated.metadata.resourceVersion) > Number(created.metadata.resourceVersion));
     assert.deepEqual((await viaA.nodes.get('shared-1')).metadata.labels, { via: 'b' });
     // Optimistic locking holds across servers: A's stale copy loses to B's write.
-    await assert.rejects(viaA.nodes.update({ ...created, metadata: { ...created.metadata, labels: { via: 'stale' } } }), { reason: 'Conflict' });
+    await assert.rejects(
+      viaA.nodes.update({ ...created, metadata: { ...created.metadata, labels: { via: 'stale' } } }),
+      { reason: 'Conflict' },
+    );
 
     const listA = await viaA.nodes.list();
     const listB = await viaB.nodes.list();
-    assert.deepEqual(listB.items.map((n) => [n.metadata.name, n.metadata.resourceVersion]), listA.items.map((n) => [n.metadata.name, n.metadata.resourceVersion]));
+    assert.deepEqual(
+      listB.items.map((n) => [n.metadata.name, n.metadata.resourceVersion]),
+      listA.items.map((n) => [n.metadata.name, n.metadata.resourceVersion]),
+    );
     await viaB.nodes.delete('shared-1');
     await assert.rejects(viaA.nodes.get('shared-1'), { reason: 'NotFound' });
   });
@@ -112,7 +150,11 @@ describe('two servers on one etcd', { timeout: 60_000 }, () => {
         expected.push({ type: 'DELETED', name, rv: Number(d.metadata.resourceVersion) });
       }
     }
-    await eventually(() => seen.length >= expected.length, { what: `${expected.length} watch events on B`, timeoutMs: 10_000, intervalMs: 50 });
+    await eventually(() => seen.length >= expected.length, {
+      what: `${expected.length} watch events on B`,
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    });
     // Anything extra would show up as a mismatch; give a late duplicate a moment to arrive.
     await new Promise((r) => setTimeout(r, 300));
     ac.abort();
@@ -125,7 +167,11 @@ describe('two servers on one etcd', { timeout: 60_000 }, () => {
  * Polls every node's Ready condition through `client` every 100 ms until stop(); remembers the first time each
  * node was seen not True. Errors are kept, not thrown, so a failed poll fails the test instead of escaping.
  */
-function watchReadiness(client: HttpApiClient, expected: number, since: number): { stop(): Promise<{ notTrue: Record<string, string>; polls: number; error: unknown }> } {
+function watchReadiness(
+  client: HttpApiClient,
+  expected: number,
+  since: number,
+): { stop(): Promise<{ notTrue: Record<string, string>; polls: number; error: unknown }> } {
   const notTrue: Record<string, string> = {};
   let polls = 0;
   const done = new AbortController();
@@ -161,7 +207,20 @@ describe('leader failover with agents spread over two servers', { timeout: 90_00
   let both: HttpApiClient;
 
   function agent(name: string, zone: string, addrs: string): Proc {
-    const args = ['--mode', 'agent', '--node-name', name, '--zone', zone, '--api-addr', addrs, '--lease-duration', '2s', '--log-level', 'info'];
+    const args = [
+      '--mode',
+      'agent',
+      '--node-name',
+      name,
+      '--zone',
+      zone,
+      '--api-addr',
+      addrs,
+      '--lease-duration',
+      '2s',
+      '--log-level',
+      'info',
+    ];
     return startProcess(SHEPHERD_BIN, args, { name });
   }
 
@@ -176,7 +235,9 @@ describe('leader failover with agents spread over two servers', { timeout: 90_00
 
   before(async () => {
     const extra = [...ELECTION_FLAGS, ...CONTROLLER_FLAGS];
-    servers.push(...(await Promise.all([etcdServer(prefix, extra, 'server-a'), etcdServer(prefix, extra, 'server-b')])));
+    servers.push(
+      ...(await Promise.all([etcdServer(prefix, extra, 'server-a'), etcdServer(prefix, extra, 'server-b')])),
+    );
     const [a, b] = servers as [ServerProc, ServerProc];
     both = new HttpApiClient({ addresses: [a.addr, b.addr] });
     const ab = `${a.addr},${b.addr}`;
@@ -189,8 +250,14 @@ describe('leader failover with agents spread over two servers', { timeout: 90_00
     ] as const) {
       agents.push(agent(name, zone, addrs));
     }
-    await eventually(async () => (await both.nodes.list()).items.filter((n) => ready(n) === 'True').length === 4, { what: 'four Ready nodes', timeoutMs: 20_000 });
-    await eventually(async () => serverOf((await leaderLease(both)).spec.holderIdentity), { what: 'a leader among the two servers', timeoutMs: 10_000 });
+    await eventually(async () => (await both.nodes.list()).items.filter((n) => ready(n) === 'True').length === 4, {
+      what: 'four Ready nodes',
+      timeoutMs: 20_000,
+    });
+    await eventually(async () => serverOf((await leaderLease(both)).spec.holderIdentity), {
+      what: 'a leader among the two servers',
+      timeoutMs: 10_000,
+    });
   });
 
   after(async () => {
@@ -211,7 +278,9 @@ describe('leader failover with agents spread over two servers', { timeout: 90_00
     survivorIdentity = `${before.spec.holderIdentity.slice(0, before.spec.holderIdentity.lastIndexOf('_'))}_${survivor.child.pid}`;
     const viaSurvivor = pinned(survivor);
     try {
-      const renewals = new Map((await viaSurvivor.leases().list()).items.map((l) => [l.metadata.name, l.spec.renewTime]));
+      const renewals = new Map(
+        (await viaSurvivor.leases().list()).items.map((l) => [l.metadata.name, l.spec.renewTime]),
+      );
       const killedAt = Date.now();
       const readiness = watchReadiness(viaSurvivor, 4, killedAt);
       leader.signal('SIGKILL');
@@ -230,7 +299,9 @@ describe('leader failover with agents spread over two servers', { timeout: 90_00
       // Worst case: the survivor saw the last renewal just before the kill, waits the lease duration, and then
       // up to one jittered retry period (× 2.2) before it tries again; plus process slack on a shared machine.
       assert.ok(takeoverMs <= LEASE_DURATION_MS + RETRY_PERIOD_MS * 2.2 + 1500, `took over after ${takeoverMs}ms`);
-      await eventually(() => survivor.output.some((l) => /became the leader/.test(l)), { what: 'the survivor starting its controller' });
+      await eventually(() => survivor.output.some((l) => /became the leader/.test(l)), {
+        what: 'the survivor starting its controller',
+      });
 
       // Hold on for two grace periods after the kill: a node whose renewals stopped would be Unknown by then.
       await new Promise((r) => setTimeout(r, Math.max(0, killedAt + 2 * GRACE_MS + 500 - Date.now())));
@@ -242,15 +313,23 @@ describe('leader failover with agents spread over two servers', { timeout: 90_00
       // Every agent, including those whose first address was the dead server, renews through the survivor.
       const leases = (await viaSurvivor.leases().list()).items;
       assert.equal(leases.length, 4);
-      for (const l of leases) assert.notEqual(l.spec.renewTime, renewals.get(l.metadata.name), `${l.metadata.name} renewed after the kill`);
+      for (const l of leases)
+        assert.notEqual(l.spec.renewTime, renewals.get(l.metadata.name), `${l.metadata.name} renewed after the kill`);
       const afterWindow = new Map(leases.map((l) => [l.metadata.name, l.spec.renewTime]));
-      await eventually(async () => (await viaSurvivor.leases().list()).items.every((l) => l.spec.renewTime !== afterWindow.get(l.metadata.name)), {
-        what: 'every lease renewing again',
-        timeoutMs: 5000,
-      });
+      await eventually(
+        async () =>
+          (await viaSurvivor.leases().list()).items.every((l) => l.spec.renewTime !== afterWindow.get(l.metadata.name)),
+        {
+          what: 'every lease renewing again',
+          timeoutMs: 5000,
+        },
+      );
       for (const a of agents) assert.equal(a.child.exitCode, null, `${a.name} still runs`);
       const notReady = (await viaSurvivor.events.list({ fieldSelector: 'reason=NodeNotReady' })).items;
-      assert.deepEqual(notReady.map((e) => e.message), []);
+      assert.deepEqual(
+        notReady.map((e) => e.message),
+        [],
+      );
     } finally {
       await viaSurvivor.close();
     }
@@ -259,7 +338,10 @@ describe('leader failover with agents spread over two servers', { timeout: 90_00
   test('sheepctl zones, given the dead address first, names the survivor as the leader', async () => {
     const zones = await runSheepctl(['zones', '--server', `${killedAddr},${survivor.addr}`]);
     assert.equal(zones.code, 0, zones.stderr);
-    assert.ok(zones.stdout.includes(`Controller leader: ${survivorIdentity}\n`), `stdout:\n${zones.stdout}\nstderr:\n${zones.stderr}`);
+    assert.ok(
+      zones.stdout.includes(`Controller leader: ${survivorIdentity}\n`),
+      `stdout:\n${zones.stdout}\nstderr:\n${zones.stderr}`,
+    );
     // Zones are written by the leading controller: current counts show the survivor's controller is at work.
     assert.match(zones.stdout, /zone-a\s+Normal\s+2\s+0/);
   });
@@ -270,13 +352,23 @@ describe('leader failover with agents spread over two servers', { timeout: 90_00
       const victim = agents.find((a) => a.name === 'node-b2') as Proc;
       const diedAt = Date.now();
       victim.signal('SIGKILL');
-      await eventually(async () => ready(await viaSurvivor.nodes.get('node-b2')) === 'Unknown', { what: 'node-b2 Unknown', timeoutMs: GRACE_MS + 6000, intervalMs: 100 });
+      await eventually(async () => ready(await viaSurvivor.nodes.get('node-b2')) === 'Unknown', {
+        what: 'node-b2 Unknown',
+        timeoutMs: GRACE_MS + 6000,
+        intervalMs: 100,
+      });
       t.diagnostic(`node-b2 marked Unknown ${Date.now() - diedAt}ms after its agent was killed`);
-      const events = await eventually(async () => {
-        const items = (await viaSurvivor.events.list({ fieldSelector: 'reason=NodeNotReady' })).items;
-        return items.length > 0 ? items : undefined;
-      }, { what: 'a NodeNotReady event' });
-      assert.deepEqual(events.map((e) => e.involvedObject.name), ['node-b2']);
+      const events = await eventually(
+        async () => {
+          const items = (await viaSurvivor.events.list({ fieldSelector: 'reason=NodeNotReady' })).items;
+          return items.length > 0 ? items : undefined;
+        },
+        { what: 'a NodeNotReady event' },
+      );
+      assert.deepEqual(
+        events.map((e) => e.involvedObject.name),
+        ['node-b2'],
+      );
     } finally {
       await viaSurvivor.close();
     }
@@ -286,7 +378,15 @@ describe('leader failover with agents spread over two servers', { timeout: 90_00
 describe('graceful hand-over of leadership', { timeout: 60_000 }, () => {
   const prefix = `/scale-out-handover-${process.pid}`;
   // A long lease makes the release visible: without it the follower would wait about 8s after the stop.
-  const flags = ['--leader-elect=true', '--leader-elect-lease-duration', '8s', '--leader-elect-renew-deadline', '4s', '--leader-elect-retry-period', '500ms'];
+  const flags = [
+    '--leader-elect=true',
+    '--leader-elect-lease-duration',
+    '8s',
+    '--leader-elect-renew-deadline',
+    '4s',
+    '--leader-elect-retry-period',
+    '500ms',
+  ];
   const servers: ServerProc[] = [];
 
   after(async () => {
@@ -294,17 +394,25 @@ describe('graceful hand-over of leadership', { timeout: 60_000 }, () => {
   });
 
   test('a leader stopped with SIGTERM releases the lease and the other server takes over well within the lease duration', async () => {
-    servers.push(...(await Promise.all([etcdServer(prefix, flags, 'server-a'), etcdServer(prefix, flags, 'server-b')])));
+    servers.push(
+      ...(await Promise.all([etcdServer(prefix, flags, 'server-a'), etcdServer(prefix, flags, 'server-b')])),
+    );
     const client = new HttpApiClient({ addresses: servers.map((s) => s.addr) });
     try {
-      const lease = await eventually(async () => client.leases(SYSTEM_NAMESPACE).get(LEADER_ELECTION_LEASE_NAME), { what: 'a leader', timeoutMs: 10_000 });
+      const lease = await eventually(async () => client.leases(SYSTEM_NAMESPACE).get(LEADER_ELECTION_LEASE_NAME), {
+        what: 'a leader',
+        timeoutMs: 10_000,
+      });
       const pid = Number(lease.spec.holderIdentity.slice(lease.spec.holderIdentity.lastIndexOf('_') + 1));
       const leader = servers.find((s) => s.child.pid === pid) as ServerProc;
       const other = servers.find((s) => s !== leader) as ServerProc;
       assert.ok(leader, `holder ${lease.spec.holderIdentity} is one of the servers`);
       const stoppedAt = Date.now();
       assert.equal((await leader.stop('SIGTERM')).code, 0);
-      assert.ok(leader.output.some((l) => /released the leader election lease/.test(l)), leader.text.slice(-2000));
+      assert.ok(
+        leader.output.some((l) => /released the leader election lease/.test(l)),
+        leader.text.slice(-2000),
+      );
       const took = await eventually(
         async () => {
           const l = await client.leases(SYSTEM_NAMESPACE).get(LEADER_ELECTION_LEASE_NAME);

@@ -33,7 +33,12 @@ interface Seen {
 
 const http = new Agent({ keepAliveTimeout: 10_000 });
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
   const res = await request(`${base}${path}`, {
     method: method as 'GET',
     dispatcher: http,
@@ -117,7 +122,15 @@ class Writers {
   constructor(readonly base: string) {}
 
   /** One write; false when the connection broke (the server is gone), which ends that writer. */
-  async #write(w: number, resource: Resource, name: string, op: Ack['op'], method: string, path: string, body?: unknown): Promise<Obj | false> {
+  async #write(
+    w: number,
+    resource: Resource,
+    name: string,
+    op: Ack['op'],
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<Obj | false> {
     let res: { status: number; body: unknown };
     try {
       res = await call(this.base, method, path, body);
@@ -138,19 +151,38 @@ class Writers {
       const name = `w${w}-${k}`;
       const now = (): string => new Date().toISOString();
       const labels = { writer: `w${w}`, step: '0' };
-      let node = await this.#write(w, 'nodes', name, 'create', 'POST', '/api/v1/nodes', { metadata: { name, labels }, spec: {} });
+      let node = await this.#write(w, 'nodes', name, 'create', 'POST', '/api/v1/nodes', {
+        metadata: { name, labels },
+        spec: {},
+      });
       if (!node) return;
-      node = await this.#write(w, 'nodes', name, 'update', 'PUT', pathOf('nodes', name), { ...node, metadata: { ...node.metadata, labels: { ...labels, step: '1' } } });
+      node = await this.#write(w, 'nodes', name, 'update', 'PUT', pathOf('nodes', name), {
+        ...node,
+        metadata: { ...node.metadata, labels: { ...labels, step: '1' } },
+      });
       if (!node) return;
-      const ready = { type: 'Ready', status: 'True', reason: 'E2E', message: 'ok', lastHeartbeatTime: now(), lastTransitionTime: now() };
-      node = await this.#write(w, 'nodes', name, 'status', 'PUT', `${pathOf('nodes', name)}/status`, { ...node, status: { conditions: [ready] } });
+      const ready = {
+        type: 'Ready',
+        status: 'True',
+        reason: 'E2E',
+        message: 'ok',
+        lastHeartbeatTime: now(),
+        lastTransitionTime: now(),
+      };
+      node = await this.#write(w, 'nodes', name, 'status', 'PUT', `${pathOf('nodes', name)}/status`, {
+        ...node,
+        status: { conditions: [ready] },
+      });
       if (!node) return;
       let lease = await this.#write(w, 'leases', name, 'create', 'POST', '/api/v1/leases', {
         metadata: { name },
         spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: now() },
       });
       if (!lease) return;
-      lease = await this.#write(w, 'leases', name, 'update', 'PUT', pathOf('leases', name), { ...lease, spec: { ...(lease['spec'] as object), renewTime: now() } });
+      lease = await this.#write(w, 'leases', name, 'update', 'PUT', pathOf('leases', name), {
+        ...lease,
+        spec: { ...(lease['spec'] as object), renewTime: now() },
+      });
       if (!lease) return;
       const event = {
         metadata: { name: `${name}.step` },
@@ -235,10 +267,15 @@ describe('server crash: acknowledged writes survive SIGKILL and watches resume (
 /** One global counter: acknowledged revisions never repeat, and each writer's own writes only go up. */
 function checkRevisions(acks: Ack[]): void {
   const writes = acks.filter((a) => a.op !== 'delete');
-  assert.equal(new Set(writes.map((a) => a.rv)).size, writes.length, 'no two acknowledged writes share a resourceVersion');
+  assert.equal(
+    new Set(writes.map((a) => a.rv)).size,
+    writes.length,
+    'no two acknowledged writes share a resourceVersion',
+  );
   for (let w = 0; w < WRITERS; w++) {
     const rvs = writes.filter((a) => a.writer === w).map((a) => a.rv);
-    for (let i = 1; i < rvs.length; i++) assert.ok((rvs[i] as number) > (rvs[i - 1] as number), `writer ${w}: ${rvs[i - 1]} then ${rvs[i]}`);
+    for (let i = 1; i < rvs.length; i++)
+      assert.ok((rvs[i] as number) > (rvs[i - 1] as number), `writer ${w}: ${rvs[i - 1]} then ${rvs[i]}`);
   }
 }
 
@@ -265,7 +302,10 @@ async function checkAcknowledgedState(base: string, writers: Writers): Promise<v
 async function checkWatches(base: string, acks: Ack[], watches: Map<Resource, OpenWatch>): Promise<void> {
   const listed = new Map<Resource, { rv: number; items: Obj[] }>();
   for (const r of RESOURCES) {
-    const list = (await call(base, 'GET', `/api/v1/${r}`)).body as { metadata: { resourceVersion: string }; items: Obj[] };
+    const list = (await call(base, 'GET', `/api/v1/${r}`)).body as {
+      metadata: { resourceVersion: string };
+      items: Obj[];
+    };
     listed.set(r, { rv: Number(list.metadata.resourceVersion), items: list.items });
   }
   const current = Math.max(...[...listed.values()].map((l) => l.rv));
@@ -275,22 +315,38 @@ async function checkWatches(base: string, acks: Ack[], watches: Map<Resource, Op
     const all = [...before, ...resumed];
     for (let i = 1; i < all.length; i++) {
       const [a, b] = [all[i - 1] as Seen, all[i] as Seen];
-      assert.ok(b.rv > a.rv, `${r} watch: ${a.type} ${a.name}@${a.rv} then ${b.type} ${b.name}@${b.rv} (order, none twice)`);
+      assert.ok(
+        b.rv > a.rv,
+        `${r} watch: ${a.type} ${a.name}@${a.rv} then ${b.type} ${b.name}@${b.rv} (order, none twice)`,
+      );
     }
-    const seen = new Set(all.map((e) => `${e.type === 'DELETED' ? 'D' : 'W'}/${e.name}/${e.type === 'DELETED' ? '' : e.rv}`));
+    const seen = new Set(
+      all.map((e) => `${e.type === 'DELETED' ? 'D' : 'W'}/${e.name}/${e.type === 'DELETED' ? '' : e.rv}`),
+    );
     for (const a of acks.filter((x) => x.resource === r)) {
       const key = a.op === 'delete' ? `D/${a.name}/` : `W/${a.name}/${a.rv}`;
       assert.ok(seen.has(key), `${r} watch delivered the acknowledged ${a.op} of ${a.name} at ${a.rv}`);
     }
     // Replaying the watch from the start revision gives exactly the final list.
     const replay = new Map<string, number>();
-    for (const e of all) e.type === 'DELETED' ? replay.delete(e.name) : replay.set(e.name, e.rv);
+    for (const e of all) {
+      if (e.type === 'DELETED') replay.delete(e.name);
+      else replay.set(e.name, e.rv);
+    }
     const final = new Map((listed.get(r) as { items: Obj[] }).items.map((o) => [o.metadata.name, rvOf(o)] as const));
-    assert.deepEqual(new Map([...replay].sort()), new Map([...final].sort()), `${r}: watch replay equals the list after restart`);
+    assert.deepEqual(
+      new Map([...replay].sort()),
+      new Map([...final].sort()),
+      `${r}: watch replay equals the list after restart`,
+    );
 
     // A watch resumed from an older revision (the change log survived the crash) replays the same changes.
     const mid = (all[Math.floor(all.length / 2)] as Seen).rv;
     const fromMid = await watchUntilCaughtUp(base, r, mid, current);
-    assert.deepEqual(fromMid, all.filter((e) => e.rv > mid), `${r}: watch from ${mid} after restart`);
+    assert.deepEqual(
+      fromMid,
+      all.filter((e) => e.rv > mid),
+      `${r}: watch from ${mid} after restart`,
+    );
   }
 }

@@ -7,7 +7,18 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { HttpApiClient } from '../../src/client/http-client.js';
 import type { Node } from '../../src/core/node.js';
-import { eventually, type Proc, ROOT, runSheepctl, SHEEPCTL_BIN, SHEPHERD_BIN, startProcess, startServer, type ServerProc, tempDir } from '../support/processes.js';
+import {
+  eventually,
+  type Proc,
+  ROOT,
+  runSheepctl,
+  SHEEPCTL_BIN,
+  SHEPHERD_BIN,
+  startProcess,
+  startServer,
+  type ServerProc,
+  tempDir,
+} from '../support/processes.js';
 
 // Issue 6, against a real server: every command's output (golden files with AGE-like columns normalised and
 // the column alignment checked), -o json/yaml round-trips, -o name, -l, -w, delete, version, the error paths
@@ -33,7 +44,9 @@ function tableCells(output: string): string[][] {
 function normalisedTable(output: string): string {
   const rows = tableCells(output);
   const ageCols = (rows[0] ?? []).flatMap((h, i) => (AGE_COLUMNS.has(h) ? [i] : []));
-  return rows.map((r, i) => r.map((c, j) => (i > 0 && ageCols.includes(j) ? '<age>' : c)).join(' | ')).join('\n') + '\n';
+  return (
+    rows.map((r, i) => r.map((c, j) => (i > 0 && ageCols.includes(j) ? '<age>' : c)).join(' | ')).join('\n') + '\n'
+  );
 }
 
 function assertGolden(name: string, actual: string): void {
@@ -66,19 +79,31 @@ const ago = (ms: number): string => new Date(Date.now() - ms).toISOString();
 async function createFixtures(client: HttpApiClient): Promise<void> {
   const info = { agentVersion: '9.9.9', hostname: 'host-1', os: 'linux', arch: 'amd64' };
   const cond = (status: 'True' | 'False' | 'Unknown', heartbeatAgo: number, reason: string) => ({
-    type: 'Ready', status, reason, message: `ready is ${status}`, lastHeartbeatTime: ago(heartbeatAgo), lastTransitionTime: ago(heartbeatAgo),
+    type: 'Ready',
+    status,
+    reason,
+    message: `ready is ${status}`,
+    lastHeartbeatTime: ago(heartbeatAgo),
+    lastTransitionTime: ago(heartbeatAgo),
   });
   const nodes: Array<{ name: string; labels: Record<string, string>; spec: Node['spec']; status?: Node['status'] }> = [
     {
       name: 'alpha',
       labels: { 'topology.kubernetes.io/zone': 'zone-a', tier: 'web' },
       spec: {},
-      status: { conditions: [cond('True', 10.5 * HOUR, 'AgentReady')], nodeInfo: info, addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] },
+      status: {
+        conditions: [cond('True', 10.5 * HOUR, 'AgentReady')],
+        nodeInfo: info,
+        addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+      },
     },
     {
       name: 'bravo',
       labels: { 'topology.kubernetes.io/zone': 'zone-a' },
-      spec: { unschedulable: true, taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule', timeAdded: ago(9 * HOUR) }] },
+      spec: {
+        unschedulable: true,
+        taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule', timeAdded: ago(9 * HOUR) }],
+      },
       status: { conditions: [cond('False', 9.2 * HOUR, 'AgentNotReady')] },
     },
     {
@@ -91,18 +116,39 @@ async function createFixtures(client: HttpApiClient): Promise<void> {
           { key: 'dedicated', value: 'gpu', effect: 'NoSchedule', timeAdded: ago(30 * HOUR) },
         ],
       },
-      status: { conditions: [cond('Unknown', 30.5 * HOUR, 'NodeStatusUnknown')], nodeInfo: { ...info, hostname: 'host-2' } },
+      status: {
+        conditions: [cond('Unknown', 30.5 * HOUR, 'NodeStatusUnknown')],
+        nodeInfo: { ...info, hostname: 'host-2' },
+      },
     },
     { name: 'delta', labels: {}, spec: {} },
   ];
   for (const n of nodes) {
-    const created = await client.nodes.create({ metadata: { name: n.name, labels: n.labels }, spec: n.spec, status: {} });
+    const created = await client.nodes.create({
+      metadata: { name: n.name, labels: n.labels },
+      spec: n.spec,
+      status: {},
+    });
     if (n.status) await client.nodes.updateStatus({ ...created, status: n.status });
   }
-  for (const [name, renewAgo] of [['alpha', 20 * HOUR], ['charlie', 12.5 * HOUR]] as const) {
-    await client.leases().create({ metadata: { name }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: ago(renewAgo) } });
+  for (const [name, renewAgo] of [
+    ['alpha', 20 * HOUR],
+    ['charlie', 12.5 * HOUR],
+  ] as const) {
+    await client.leases().create({
+      metadata: { name },
+      spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: ago(renewAgo) },
+    });
   }
-  const event = (name: string, node: string, type: 'Normal' | 'Warning', reason: string, message: string, lastAgo: number, count = 1) => ({
+  const event = (
+    name: string,
+    node: string,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    lastAgo: number,
+    count = 1,
+  ) => ({
     metadata: { name },
     type,
     reason,
@@ -114,19 +160,52 @@ async function createFixtures(client: HttpApiClient): Promise<void> {
     lastTimestamp: ago(lastAgo),
   });
   for (const e of [
-    event('alpha.1', 'alpha', 'Normal', 'RegisteredNode', 'Node alpha event: Registered Node alpha in Controller', 20.5 * HOUR),
-    event('charlie.1', 'charlie', 'Warning', 'NodeNotReady', 'Node charlie heartbeat timeout: no lease renewal or status heartbeat observed for 52s (grace 50s)', 12.5 * HOUR, 3),
-    event('charlie.2', 'charlie', 'Warning', 'NodeTainted', 'Node charlie tainted node.kubernetes.io/unreachable:NoExecute (zone zone-b rate 0.1/s)', 11.5 * HOUR),
+    event(
+      'alpha.1',
+      'alpha',
+      'Normal',
+      'RegisteredNode',
+      'Node alpha event: Registered Node alpha in Controller',
+      20.5 * HOUR,
+    ),
+    event(
+      'charlie.1',
+      'charlie',
+      'Warning',
+      'NodeNotReady',
+      'Node charlie heartbeat timeout: no lease renewal or status heartbeat observed for 52s (grace 50s)',
+      12.5 * HOUR,
+      3,
+    ),
+    event(
+      'charlie.2',
+      'charlie',
+      'Warning',
+      'NodeTainted',
+      'Node charlie tainted node.kubernetes.io/unreachable:NoExecute (zone zone-b rate 0.1/s)',
+      11.5 * HOUR,
+    ),
     event('bravo.1', 'bravo', 'Warning', 'NodeNotReady', 'Node bravo status is now: NodeNotReady', 9.5 * HOUR),
   ]) {
     await client.events.create(e);
   }
-  const zone = (name: string, state: 'Initial' | 'Normal' | 'PartialDisruption' | 'FullDisruption', nodes: number, notReady: number, evictionRate: number, annotations?: Record<string, string>) => ({
+  const zone = (
+    name: string,
+    state: 'Initial' | 'Normal' | 'PartialDisruption' | 'FullDisruption',
+    nodes: number,
+    notReady: number,
+    evictionRate: number,
+    annotations?: Record<string, string>,
+  ) => ({
     metadata: { name, ...(annotations ? { annotations } : {}) },
     status: { state, nodes, notReady, evictionRate },
   });
   await client.zones.create(zone('zone-a', 'Normal', 2, 1, 0.1, { 'shepherd.io/controller-leader': 'host-9_4242' }));
-  await client.zones.create(zone('zone-b', 'FullDisruption', 1, 1, 0.1, { 'shepherd.io/lease-circuit-breaker': 'lease node-lease/charlie cached at 17, live at 19' }));
+  await client.zones.create(
+    zone('zone-b', 'FullDisruption', 1, 1, 0.1, {
+      'shepherd.io/lease-circuit-breaker': 'lease node-lease/charlie cached at 17, live at 19',
+    }),
+  );
   await client.zones.create(zone('default', 'Normal', 1, 1, 0));
 }
 
@@ -193,14 +272,32 @@ describe('sheepctl against a real server with fixtures (issue 6)', { timeout: 90
     assert.deepEqual((parseYaml(yamlZones.stdout) as { items: unknown[] }).items, (await client.zones.list()).items);
     assert.equal(names.stdout, 'node/alpha\nnode/bravo\nnode/charlie\nnode/delta\n');
     assert.equal(web.stdout, 'node/alpha\n');
-    assert.deepEqual(tableCells(zoneA.stdout).slice(1).map((r) => r[0]), ['alpha', 'bravo']);
+    assert.deepEqual(
+      tableCells(zoneA.stdout)
+        .slice(1)
+        .map((r) => r[0]),
+      ['alpha', 'bravo'],
+    );
     for (const r of [one, list, yamlLease, yamlZones, names, web, zoneA]) assert.equal(r.code, 0, r.stderr);
   });
 
   test('events --for and --types filter', async () => {
-    const [forCharlie, warnings] = await Promise.all([ctl('events', '--for', 'node/charlie'), ctl('events', '--types', 'Warning')]);
-    assert.deepEqual(tableCells(forCharlie.stdout).slice(1).map((r) => r[2]), ['NodeTainted', 'NodeNotReady']);
-    assert.deepEqual(tableCells(warnings.stdout).slice(1).map((r) => r[3]), ['node/bravo', 'node/charlie', 'node/charlie']);
+    const [forCharlie, warnings] = await Promise.all([
+      ctl('events', '--for', 'node/charlie'),
+      ctl('events', '--types', 'Warning'),
+    ]);
+    assert.deepEqual(
+      tableCells(forCharlie.stdout)
+        .slice(1)
+        .map((r) => r[2]),
+      ['NodeTainted', 'NodeNotReady'],
+    );
+    assert.deepEqual(
+      tableCells(warnings.stdout)
+        .slice(1)
+        .map((r) => r[3]),
+      ['node/bravo', 'node/charlie', 'node/charlie'],
+    );
   });
 
   test('-w prints a row for a change made after it started and exits 0 on SIGINT; delete removes node and lease', async (t) => {
@@ -209,7 +306,11 @@ describe('sheepctl against a real server with fixtures (issue 6)', { timeout: 90
     t.after(() => w.stop('SIGKILL'));
     const header = await w.waitForLine(/^NAME\s+STATUS/);
     await w.waitForLine(/^delta\s/);
-    const created = await client.nodes.create({ metadata: { name: 'echo', labels: { 'topology.kubernetes.io/zone': 'zone-c' } }, spec: {}, status: {} });
+    const created = await client.nodes.create({
+      metadata: { name: 'echo', labels: { 'topology.kubernetes.io/zone': 'zone-c' } },
+      spec: {},
+      status: {},
+    });
     const added = await w.waitForLine(/^echo\s/);
     assert.match(added, /^echo\s+Unknown\s+zone-c\s/);
     assert.equal(added.indexOf('Unknown'), header.indexOf('STATUS'), 'the watched row is aligned with the header');
@@ -219,7 +320,10 @@ describe('sheepctl against a real server with fixtures (issue 6)', { timeout: 90
     const exit = await w.exited;
     assert.equal(exit.code, 0, w.text);
 
-    await client.leases().create({ metadata: { name: 'echo' }, spec: { holderIdentity: 'echo', leaseDurationSeconds: 40, renewTime: ago(0) } });
+    await client.leases().create({
+      metadata: { name: 'echo' },
+      spec: { holderIdentity: 'echo', leaseDurationSeconds: 40, renewTime: ago(0) },
+    });
     const del = await ctl('delete', 'node', 'echo');
     assert.equal(del.code, 0, del.stderr);
     assert.equal(del.stdout, 'node "echo" deleted\n');
@@ -235,16 +339,17 @@ describe('sheepctl against a real server with fixtures (issue 6)', { timeout: 90
 
   test('error paths: not found, connection refused, usage errors; all exit 1 with a sheepctl: message', async () => {
     const dead = `127.0.0.1:${await freePort()}`;
-    const [notFound, describeMissing, deleteMissing, refused, refusedEnv, missingArg, unknownCmd, badOutput] = await Promise.all([
-      ctl('get', 'node', 'x'),
-      ctl('describe', 'node', 'x'),
-      ctl('delete', 'node', 'x'),
-      runSheepctl(['--server', dead, 'nodes']),
-      runSheepctl(['nodes'], { SHEPHERD_API: dead }),
-      ctl('get'),
-      ctl('frobnicate'),
-      ctl('nodes', '-o', 'xml'),
-    ]);
+    const [notFound, describeMissing, deleteMissing, refused, refusedEnv, missingArg, unknownCmd, badOutput] =
+      await Promise.all([
+        ctl('get', 'node', 'x'),
+        ctl('describe', 'node', 'x'),
+        ctl('delete', 'node', 'x'),
+        runSheepctl(['--server', dead, 'nodes']),
+        runSheepctl(['nodes'], { SHEPHERD_API: dead }),
+        ctl('get'),
+        ctl('frobnicate'),
+        ctl('nodes', '-o', 'xml'),
+      ]);
     for (const r of [notFound, describeMissing, deleteMissing]) {
       assert.equal(r.code, 1);
       assert.equal(r.stderr, 'sheepctl: node "x" not found\n');
@@ -256,7 +361,11 @@ describe('sheepctl against a real server with fixtures (issue 6)', { timeout: 90
       assert.match(r.stderr, /SHEPHERD_API/);
       assert.equal(r.stdout, '');
     }
-    for (const [r, what] of [[missingArg, /missing required argument/], [unknownCmd, /unknown command/], [badOutput, /xml/]] as const) {
+    for (const [r, what] of [
+      [missingArg, /missing required argument/],
+      [unknownCmd, /unknown command/],
+      [badOutput, /xml/],
+    ] as const) {
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, /^sheepctl: /);
       assert.match(r.stderr, what);
@@ -277,56 +386,85 @@ describe('sheepctl against a real server with fixtures (issue 6)', { timeout: 90
   });
 });
 
-describe('README walkthrough: a stopped agent goes Unknown and tainted in sheepctl (issue 6)', { timeout: 90_000 }, () => {
-  const dir = tempDir();
-  let server: ServerProc;
-  const agents: Proc[] = [];
-  const ctl = (...args: string[]): ReturnType<typeof runSheepctl> => runSheepctl(['--server', server.addr, ...args]);
-  const agent = (name: string, zone: string): Proc =>
-    startProcess(SHEPHERD_BIN, ['--mode', 'agent', '--node-name', name, '--zone', zone, '--api-addr', server.addr, '--lease-duration', '2s'], { name });
+describe(
+  'README walkthrough: a stopped agent goes Unknown and tainted in sheepctl (issue 6)',
+  { timeout: 90_000 },
+  () => {
+    const dir = tempDir();
+    let server: ServerProc;
+    const agents: Proc[] = [];
+    const ctl = (...args: string[]): ReturnType<typeof runSheepctl> => runSheepctl(['--server', server.addr, ...args]);
+    const agent = (name: string, zone: string): Proc =>
+      startProcess(
+        SHEPHERD_BIN,
+        ['--mode', 'agent', '--node-name', name, '--zone', zone, '--api-addr', server.addr, '--lease-duration', '2s'],
+        { name },
+      );
 
-  before(async () => {
-    server = await startServer(['--db', `${dir.path}/db.sqlite`, '--node-monitor-period', '200ms', '--node-monitor-grace-period', '2s', '--log-level', 'warn']);
-    agents.push(agent('walk-a', 'zone-a'), agent('walk-b', 'zone-b'));
-  });
+    before(async () => {
+      server = await startServer([
+        '--db',
+        `${dir.path}/db.sqlite`,
+        '--node-monitor-period',
+        '200ms',
+        '--node-monitor-grace-period',
+        '2s',
+        '--log-level',
+        'warn',
+      ]);
+      agents.push(agent('walk-a', 'zone-a'), agent('walk-b', 'zone-b'));
+    });
 
-  after(async () => {
-    for (const a of agents) await a.stop('SIGKILL');
-    await server?.stop();
-    dir.cleanup();
-  });
+    after(async () => {
+      for (const a of agents) await a.stop('SIGKILL');
+      await server?.stop();
+      dir.cleanup();
+    });
 
-  test('nodes, events and zones tell the story', async () => {
-    const rowsOf = async (...args: string[]): Promise<string[][]> => {
-      const r = await ctl(...args);
-      assert.equal(r.code, 0, r.stderr);
-      return tableCells(r.stdout.split('\n\n')[0] as string);
-    };
-    await eventually(async () => {
-      const rows = await rowsOf('nodes');
-      return rows.length === 3 && rows.slice(1).every((r) => r[1] === 'Ready');
-    }, { what: 'sheepctl nodes: two Ready nodes', timeoutMs: 30_000, intervalMs: 300 });
+    test('nodes, events and zones tell the story', async () => {
+      const rowsOf = async (...args: string[]): Promise<string[][]> => {
+        const r = await ctl(...args);
+        assert.equal(r.code, 0, r.stderr);
+        return tableCells(r.stdout.split('\n\n')[0] as string);
+      };
+      await eventually(
+        async () => {
+          const rows = await rowsOf('nodes');
+          return rows.length === 3 && rows.slice(1).every((r) => r[1] === 'Ready');
+        },
+        { what: 'sheepctl nodes: two Ready nodes', timeoutMs: 30_000, intervalMs: 300 },
+      );
 
-    const r = await (agents[1] as Proc).stop('SIGTERM');
-    assert.equal(r.code, 0);
-    const row = await eventually(async () => {
-      const found = (await rowsOf('nodes')).find((x) => x[0] === 'walk-b');
-      return found?.[1] === 'Unknown' && found[3]?.includes('unreachable:NoExecute') ? found : undefined;
-    }, { what: 'sheepctl nodes: walk-b Unknown and tainted', timeoutMs: 30_000, intervalMs: 300 });
-    assert.equal(row[2], 'zone-b');
-    assert.equal((await rowsOf('nodes')).find((x) => x[0] === 'walk-a')?.[1], 'Ready');
+      const r = await (agents[1] as Proc).stop('SIGTERM');
+      assert.equal(r.code, 0);
+      const row = await eventually(
+        async () => {
+          const found = (await rowsOf('nodes')).find((x) => x[0] === 'walk-b');
+          return found?.[1] === 'Unknown' && found[3]?.includes('unreachable:NoExecute') ? found : undefined;
+        },
+        { what: 'sheepctl nodes: walk-b Unknown and tainted', timeoutMs: 30_000, intervalMs: 300 },
+      );
+      assert.equal(row[2], 'zone-b');
+      assert.equal((await rowsOf('nodes')).find((x) => x[0] === 'walk-a')?.[1], 'Ready');
 
-    const events = await eventually(async () => {
-      const rows = await rowsOf('events', '--for', 'node/walk-b');
-      return rows.some((x) => x[1] === 'Warning' && x[2] === 'NodeNotReady') ? rows : undefined;
-    }, { what: 'sheepctl events: NodeNotReady for walk-b', timeoutMs: 15_000, intervalMs: 300 });
-    assert.match(events.find((x) => x[2] === 'NodeNotReady')?.[5] ?? '', /heartbeat timeout/);
+      const events = await eventually(
+        async () => {
+          const rows = await rowsOf('events', '--for', 'node/walk-b');
+          return rows.some((x) => x[1] === 'Warning' && x[2] === 'NodeNotReady') ? rows : undefined;
+        },
+        { what: 'sheepctl events: NodeNotReady for walk-b', timeoutMs: 15_000, intervalMs: 300 },
+      );
+      assert.match(events.find((x) => x[2] === 'NodeNotReady')?.[5] ?? '', /heartbeat timeout/);
 
-    const zones = await eventually(async () => {
-      const rows = await rowsOf('zones');
-      return rows.find((x) => x[0] === 'zone-b')?.[1] === 'FullDisruption' ? rows : undefined;
-    }, { what: 'sheepctl zones: zone-b FullDisruption', timeoutMs: 15_000, intervalMs: 300 });
-    assert.deepEqual(zones.find((x) => x[0] === 'zone-b')?.slice(2, 4), ['1', '1']);
-    assert.deepEqual(zones.find((x) => x[0] === 'zone-a')?.slice(1, 4), ['Normal', '1', '0']);
-  });
-});
+      const zones = await eventually(
+        async () => {
+          const rows = await rowsOf('zones');
+          return rows.find((x) => x[0] === 'zone-b')?.[1] === 'FullDisruption' ? rows : undefined;
+        },
+        { what: 'sheepctl zones: zone-b FullDisruption', timeoutMs: 15_000, intervalMs: 300 },
+      );
+      assert.deepEqual(zones.find((x) => x[0] === 'zone-b')?.slice(2, 4), ['1', '1']);
+      assert.deepEqual(zones.find((x) => x[0] === 'zone-a')?.slice(1, 4), ['Normal', '1', '0']);
+    });
+  },
+);

@@ -1,10 +1,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventually, SHEPHERD_BIN, startProcess, startServer, tempDir, type Proc, type ServerProc } from '../support/processes.js';
+import {
+  eventually,
+  SHEPHERD_BIN,
+  startProcess,
+  startServer,
+  tempDir,
+  type Proc,
+  type ServerProc,
+} from '../support/processes.js';
 
 // Real processes: `shepherd --mode server` with short controller flags and `shepherd --mode fleet` driven
 // through its stdin, as an operator would drive a failure drill. Needs `npm run build` (bin/ runs dist/).
-const SHORT = ['--node-monitor-period', '200ms', '--node-monitor-grace-period', '2s', '--node-startup-grace-period', '3s'];
+const SHORT = [
+  '--node-monitor-period',
+  '200ms',
+  '--node-monitor-grace-period',
+  '2s',
+  '--node-startup-grace-period',
+  '3s',
+];
 
 interface LeaseItem {
   metadata: { name: string };
@@ -14,7 +29,11 @@ interface LeaseItem {
 async function renewTimes(server: ServerProc, zone: string): Promise<Map<string, string>> {
   const res = await fetch(`${server.url}/api/v1/leases`);
   const body = (await res.json()) as { items: LeaseItem[] };
-  return new Map(body.items.filter((l) => l.metadata.name.startsWith(`fleet-${zone}-`)).map((l) => [l.metadata.name, l.spec.renewTime]));
+  return new Map(
+    body.items
+      .filter((l) => l.metadata.name.startsWith(`fleet-${zone}-`))
+      .map((l) => [l.metadata.name, l.spec.renewTime]),
+  );
 }
 
 function allAdvanced(now: Map<string, string>, then: Map<string, string>): boolean {
@@ -28,7 +47,11 @@ describe('shepherd --mode fleet chaos controls (real processes)', () => {
 
   before(async () => {
     server = await startServer(['--db', `${dir.path}/db.sqlite`, '--log-level', 'warn', ...SHORT]);
-    fleet = startProcess(SHEPHERD_BIN, ['--mode', 'fleet', '--nodes', '6', '--zones', '2', '--api-addr', server.addr, '--lease-duration', '4s'], { name: 'fleet' });
+    fleet = startProcess(
+      SHEPHERD_BIN,
+      ['--mode', 'fleet', '--nodes', '6', '--zones', '2', '--api-addr', server.addr, '--lease-duration', '4s'],
+      { name: 'fleet' },
+    );
   });
 
   after(async () => {
@@ -38,10 +61,13 @@ describe('shepherd --mode fleet chaos controls (real processes)', () => {
   });
 
   it('a cut zone stops renewing, the server marks it Unknown, and restore resumes it', async () => {
-    const firstA = await eventually(async () => {
-      const m = await renewTimes(server, 'zone-a');
-      return m.size === 3 ? m : undefined;
-    }, { what: 'zone-a leases registered' });
+    const firstA = await eventually(
+      async () => {
+        const m = await renewTimes(server, 'zone-a');
+        return m.size === 3 ? m : undefined;
+      },
+      { what: 'zone-a leases registered' },
+    );
     await eventually(async () => allAdvanced(await renewTimes(server, 'zone-a'), firstA), { what: 'zone-a renewing' });
 
     fleet.child.stdin?.write('cut zone-a\n');
@@ -55,14 +81,22 @@ describe('shepherd --mode fleet chaos controls (real processes)', () => {
 
     const seen = fleet.output.length;
     fleet.child.stdin?.write('status\n');
-    await eventually(() => fleet.output.slice(seen).some((l) => /server: Ready 3 Unknown 3 /.test(l)) || (fleet.child.stdin?.write('status\n'), false), {
-      what: 'the fleet report showing zone-a Unknown on the server',
-      intervalMs: 500,
-    });
+    await eventually(
+      () =>
+        fleet.output.slice(seen).some((l) => /server: Ready 3 Unknown 3 /.test(l)) ||
+        (fleet.child.stdin?.write('status\n'), false),
+      {
+        what: 'the fleet report showing zone-a Unknown on the server',
+        intervalMs: 500,
+      },
+    );
 
     fleet.child.stdin?.write('restore\n');
     await fleet.waitForLine(/restore: restarting 3 agents/);
-    await eventually(async () => allAdvanced(await renewTimes(server, 'zone-a'), cutA), { what: 'zone-a renewing after restore', timeoutMs: 20_000 });
+    await eventually(async () => allAdvanced(await renewTimes(server, 'zone-a'), cutA), {
+      what: 'zone-a renewing after restore',
+      timeoutMs: 20_000,
+    });
 
     fleet.child.stdin?.write('quit\n');
     const exit = await fleet.exited;

@@ -27,27 +27,52 @@ function setup(perZone = 3, startRate = 100) {
   const stats = newClientStats();
   const log = recordingLogger();
   const fleet = new Fleet(
-    { zones: [{ name: 'zone-a', nodes: perZone }, { name: 'zone-b', nodes: perZone }], prefix: 'fleet', startRatePerSecond: startRate, agent },
+    {
+      zones: [
+        { name: 'zone-a', nodes: perZone },
+        { name: 'zone-b', nodes: perZone },
+      ],
+      prefix: 'fleet',
+      startRatePerSecond: startRate,
+      agent,
+    },
     { client: instrumentClient(api, stats, clock), clock, random: seededRandom(1), log, agentLog: silentLogger },
   );
   const out: string[] = [];
   const chaos = (line: string): void =>
-    applyChaos(parseChaosCommand(line)!, { fleet, print: (s) => out.push(s), status: () => undefined, mark: () => undefined, quit: () => undefined });
+    applyChaos(parseChaosCommand(line)!, {
+      fleet,
+      print: (s) => out.push(s),
+      status: () => undefined,
+      mark: () => undefined,
+      quit: () => undefined,
+    });
   const renewTimes = (zone: string): string[] =>
-    fleet.zone(zone).map((n) => (api.data.leases.get(`node-lease/${n.name}`) as unknown as Lease | undefined)?.spec.renewTime ?? 'none');
+    fleet
+      .zone(zone)
+      .map(
+        (n) => (api.data.leases.get(`node-lease/${n.name}`) as unknown as Lease | undefined)?.spec.renewTime ?? 'none',
+      );
   return { clock, api, stats, fleet, chaos, out, renewTimes, log };
 }
 
 describe('fleet layout', () => {
   it('names zones zone-a … zone-z, zone-aa and spreads nodes evenly', () => {
     assert.deepEqual([0, 1, 25, 26, 27].map(zoneName), ['zone-a', 'zone-b', 'zone-z', 'zone-aa', 'zone-ab']);
-    assert.deepEqual(planZones(10, 3), [{ name: 'zone-a', nodes: 4 }, { name: 'zone-b', nodes: 3 }, { name: 'zone-c', nodes: 3 }]);
+    assert.deepEqual(planZones(10, 3), [
+      { name: 'zone-a', nodes: 4 },
+      { name: 'zone-b', nodes: 3 },
+      { name: 'zone-c', nodes: 3 },
+    ]);
     assert.throws(() => planZones(10, 0), /--zones must be at least 1/);
   });
 
   it('names nodes <prefix>-<zone>-<index>', () => {
     const { fleet } = setup(2);
-    assert.deepEqual(fleet.nodes.map((n) => n.name), ['fleet-zone-a-0', 'fleet-zone-a-1', 'fleet-zone-b-0', 'fleet-zone-b-1']);
+    assert.deepEqual(
+      fleet.nodes.map((n) => n.name),
+      ['fleet-zone-a-0', 'fleet-zone-a-1', 'fleet-zone-b-0', 'fleet-zone-b-1'],
+    );
   });
 });
 
@@ -68,11 +93,21 @@ describe('fleet chaos controls', () => {
     const { fleet, chaos, out } = setup(4);
     fleet.startNodes(fleet.nodes);
     chaos('stop zone-a 0.5');
-    assert.deepEqual(fleet.zone('zone-a').map((n) => fleet.isWanted(n)), [false, false, true, true]);
+    assert.deepEqual(
+      fleet.zone('zone-a').map((n) => fleet.isWanted(n)),
+      [false, false, true, true],
+    );
     chaos('stop zone-a 0.5');
-    assert.deepEqual(fleet.zone('zone-a').map((n) => fleet.isWanted(n)), [false, false, true, true], 'already half stopped: nothing more');
+    assert.deepEqual(
+      fleet.zone('zone-a').map((n) => fleet.isWanted(n)),
+      [false, false, true, true],
+      'already half stopped: nothing more',
+    );
     chaos('resume zone-a 0.25');
-    assert.deepEqual(fleet.zone('zone-a').map((n) => fleet.isWanted(n)), [true, false, true, true]);
+    assert.deepEqual(
+      fleet.zone('zone-a').map((n) => fleet.isWanted(n)),
+      [true, false, true, true],
+    );
     assert.match(out[0] ?? '', /stopped 2 of 4 agents in zone-a \(fleet-zone-a-0, fleet-zone-a-1\)/);
     assert.throws(() => chaos('cut zone-x'), /no zone "zone-x" in this fleet; zones are zone-a, zone-b/);
     await fleet.close();
@@ -83,20 +118,35 @@ describe('fleet chaos controls', () => {
     fleet.startNodes(fleet.nodes);
     await clock.advance(11_000);
     const beforeA = renewTimes('zone-a');
-    assert.ok(beforeA.every((t) => t !== 'none'), 'every zone-a node registered its lease');
+    assert.ok(
+      beforeA.every((t) => t !== 'none'),
+      'every zone-a node registered its lease',
+    );
     chaos('cut zone-a');
     const cutAt = renewTimes('zone-a');
     const bAtCut = renewTimes('zone-b');
     await clock.advance(30_000);
     assert.deepEqual(renewTimes('zone-a'), cutAt, 'zone-a renewTime frozen while cut');
-    assert.ok(renewTimes('zone-b').every((t, i) => t > (bAtCut[i] as string)), 'zone-b keeps renewing');
-    assert.deepEqual(fleet.counts().map((z) => [z.zone, z.running, z.stopped]), [['zone-a', 0, 3], ['zone-b', 3, 0]]);
+    assert.ok(
+      renewTimes('zone-b').every((t, i) => t > (bAtCut[i] as string)),
+      'zone-b keeps renewing',
+    );
+    assert.deepEqual(
+      fleet.counts().map((z) => [z.zone, z.running, z.stopped]),
+      [
+        ['zone-a', 0, 3],
+        ['zone-b', 3, 0],
+      ],
+    );
 
     chaos('restore');
     // The leases were renewed 30 s ago (< 40 s lease): each fresh agent first watches its lease for one renew
     // interval (registration's duplicate-holder check), then adopts it and renews every ~10 s.
     await clock.advance(25_000);
-    assert.ok(renewTimes('zone-a').every((t, i) => t > (cutAt[i] as string)), 'zone-a renews again after restore');
+    assert.ok(
+      renewTimes('zone-a').every((t, i) => t > (cutAt[i] as string)),
+      'zone-a renews again after restore',
+    );
     assert.equal(stats.total.errors, 0);
     assert.ok(stats.total.renewals > 0 && stats.total.renewalLatency.count === stats.total.renewals);
     await fleet.close();
@@ -109,7 +159,10 @@ describe('fleet chaos controls', () => {
     chaos('cut all');
     await clock.advance(10_000);
     assert.equal(api.data.nodes.size, 1, 'only the node started before the cut registered');
-    assert.deepEqual(fleet.counts().map((z) => z.running + z.queued), [0, 0]);
+    assert.deepEqual(
+      fleet.counts().map((z) => z.running + z.queued),
+      [0, 0],
+    );
     await fleet.close();
   });
 });

@@ -12,15 +12,19 @@ describe('LatencyHistogram', () => {
 
   it('reports quantiles never below the truth and at most 2% above it', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0.02, max: 60_000, noNaN: true }), { minLength: 1, maxLength: 500 }), fc.constantFrom(0.5, 0.9, 0.99, 1), (xs, q) => {
-        const h = new LatencyHistogram();
-        for (const x of xs) h.record(x);
-        const sorted = [...xs].sort((a, b) => a - b);
-        const truth = sorted[Math.ceil(q * sorted.length) - 1] as number;
-        const got = h.quantile(q);
-        assert.ok(got >= truth - 1e-9, `q${q}: ${got} < ${truth}`);
-        assert.ok(got <= truth * 1.0201, `q${q}: ${got} > ${truth} + 2%`);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: 0.02, max: 60_000, noNaN: true }), { minLength: 1, maxLength: 500 }),
+        fc.constantFrom(0.5, 0.9, 0.99, 1),
+        (xs, q) => {
+          const h = new LatencyHistogram();
+          for (const x of xs) h.record(x);
+          const sorted = [...xs].sort((a, b) => a - b);
+          const truth = sorted[Math.ceil(q * sorted.length) - 1] as number;
+          const got = h.quantile(q);
+          assert.ok(got >= truth - 1e-9, `q${q}: ${got} < ${truth}`);
+          assert.ok(got <= truth * 1.0201, `q${q}: ${got} > ${truth} + 2%`);
+        },
+      ),
       { seed: 8, numRuns: 200 },
     );
   });

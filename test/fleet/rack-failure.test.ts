@@ -6,8 +6,16 @@ import { SHEPHERD_BIN, startProcess, startServer, tempDir, type ServerProc } fro
 // server on short timers (rates raised so the 10 s and 100 s token intervals become 0.5 s and 2 s). Asserts the
 // order of the printed timeline, not its times. Needs `npm run build`.
 const FLAGS = [
-  '--node-monitor-period', '200ms', '--node-monitor-grace-period', '2s', '--node-startup-grace-period', '3s',
-  '--node-eviction-rate', '2', '--secondary-node-eviction-rate', '0.5',
+  '--node-monitor-period',
+  '200ms',
+  '--node-monitor-grace-period',
+  '2s',
+  '--node-startup-grace-period',
+  '3s',
+  '--node-eviction-rate',
+  '2',
+  '--secondary-node-eviction-rate',
+  '0.5',
 ];
 
 /** Index of the first line matching each pattern, each searched after the previous one; -1 when missing. */
@@ -31,7 +39,11 @@ describe('fleet --scenario rack-failure (real processes, short timers)', () => {
 
   it('prints the story in order and ends by itself', async () => {
     server = await startServer(['--db', `${dir.path}/db.sqlite`, '--log-level', 'warn', ...FLAGS]);
-    const fleet = startProcess(SHEPHERD_BIN, ['--mode', 'fleet', '--scenario', 'rack-failure', '--api-addr', server.addr, '--lease-duration', '4s'], { name: 'fleet' });
+    const fleet = startProcess(
+      SHEPHERD_BIN,
+      ['--mode', 'fleet', '--scenario', 'rack-failure', '--api-addr', server.addr, '--lease-duration', '4s'],
+      { name: 'fleet' },
+    );
     fleet.child.stdin?.end();
     const timer = setTimeout(() => fleet.signal('SIGKILL'), 100_000);
     const exit = await fleet.exited;

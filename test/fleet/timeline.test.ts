@@ -8,7 +8,13 @@ import { FakeClock } from '../support/fake-clock.js';
 
 const UNREACHABLE = 'node.kubernetes.io/unreachable:NoExecute';
 const view = (ready: NodeView['ready'], noExecute: string[] = []): NodeView => ({ ready, zone: 'zone-a', noExecute });
-const zone = (state: ZoneView['state'], evictionRate: number, masterDisruption = false): ZoneView => ({ state, evictionRate, nodes: 60, notReady: 6, masterDisruption });
+const zone = (state: ZoneView['state'], evictionRate: number, masterDisruption = false): ZoneView => ({
+  state,
+  evictionRate,
+  nodes: 60,
+  notReady: 6,
+  masterDisruption,
+});
 
 describe('Timeline', () => {
   it('stamps taints and zone changes with the time since start', async () => {

@@ -55,21 +55,38 @@ describe('event folding', () => {
       assert.notEqual(ev.metadata.name, base.metadata.name, JSON.stringify(v));
       assert.equal(ev.count, 1);
     }
-    const sameTupleOtherSource = await t.registry.events.create(eventBody({ source: { component: 'agent', host: 'h1' } }));
+    const sameTupleOtherSource = await t.registry.events.create(
+      eventBody({ source: { component: 'agent', host: 'h1' } }),
+    );
     assert.equal(sameTupleOtherSource.metadata.name, base.metadata.name);
     assert.equal(sameTupleOtherSource.count, 2);
   });
 
   it('derives a valid object name from any involvedObject name', () => {
-    const name = foldedEventName({ involvedObject: { kind: 'Node', name: '_Weird Name_' }, reason: 'r', type: 'Normal', message: 'm' });
+    const name = foldedEventName({
+      involvedObject: { kind: 'Node', name: '_Weird Name_' },
+      reason: 'r',
+      type: 'Normal',
+      message: 'm',
+    });
     assert.match(name, /^weird-name\.[0-9a-f]{16}$/);
-    const long = foldedEventName({ involvedObject: { kind: 'Node', name: 'a'.repeat(253) }, reason: 'r', type: 'Normal', message: 'm' });
+    const long = foldedEventName({
+      involvedObject: { kind: 'Node', name: 'a'.repeat(253) },
+      reason: 'r',
+      type: 'Normal',
+      message: 'm',
+    });
     assert.ok(long.length <= 253);
   });
 
   it('keeps client-sent count and timestamps on create', async () => {
     const ev = await t.registry.events.create(
-      eventBody({ metadata: { name: 'given' }, count: 4, firstTimestamp: '2026-11-29T11:00:00.000Z', lastTimestamp: '2026-11-29T11:30:00.000Z' }),
+      eventBody({
+        metadata: { name: 'given' },
+        count: 4,
+        firstTimestamp: '2026-11-29T11:00:00.000Z',
+        lastTimestamp: '2026-11-29T11:30:00.000Z',
+      }),
     );
     assert.equal(ev.count, 4);
     assert.equal(ev.firstTimestamp, '2026-11-29T11:00:00.000Z');
@@ -101,7 +118,14 @@ describe('event TTL', () => {
   it('startEventGc runs every interval on the injected clock and stops on abort', async () => {
     const stop = new AbortController();
     await t.registry.events.create(eventBody({ message: 'a' }));
-    const done = startEventGc({ registry: t.registry, clock: t.clock, ttlMs: 60 * 60_000, intervalMs: 60_000, log: silentLogger, signal: stop.signal });
+    const done = startEventGc({
+      registry: t.registry,
+      clock: t.clock,
+      ttlMs: 60 * 60_000,
+      intervalMs: 60_000,
+      log: silentLogger,
+      signal: stop.signal,
+    });
     await t.clock.advance(59 * 60_000);
     assert.equal((await t.registry.events.list()).items.length, 1);
     await t.clock.advance(2 * 60_000);

@@ -23,24 +23,38 @@ describe('request body validation', () => {
   });
 
   it('names each unknown field, at any depth', () => {
-    const causes = causesOf(() => parseBody(NodeInputSchema, { metadata: { name: 'n', nick: 'x' }, spec: { bogus: 1, other: 2 } }, 'Node'));
+    const causes = causesOf(() =>
+      parseBody(NodeInputSchema, { metadata: { name: 'n', nick: 'x' }, spec: { bogus: 1, other: 2 } }, 'Node'),
+    );
     assert.deepEqual(causes.map((c) => c.field).sort(), ['metadata.nick', 'spec.bogus', 'spec.other']);
     assert.ok(causes.every((c) => /unknown field/.test(c.message)));
   });
 
   it('reports a bad label under metadata.labels.<key>', () => {
-    const causes = causesOf(() => parseBody(NodeInputSchema, { metadata: { name: 'n', labels: { foo: '-bad-' } } }, 'Node'));
-    assert.deepEqual(causes.map((c) => c.field), ['metadata.labels.foo']);
+    const causes = causesOf(() =>
+      parseBody(NodeInputSchema, { metadata: { name: 'n', labels: { foo: '-bad-' } } }, 'Node'),
+    );
+    assert.deepEqual(
+      causes.map((c) => c.field),
+      ['metadata.labels.foo'],
+    );
   });
 
   it('adds the missing resourceVersion of an update to the other causes', () => {
-    const causes = causesOf(() => parseBody(NodeInputSchema, { metadata: { name: 'n' }, spec: { x: 1 } }, 'Node', { update: true }));
+    const causes = causesOf(() =>
+      parseBody(NodeInputSchema, { metadata: { name: 'n' }, spec: { x: 1 } }, 'Node', { update: true }),
+    );
     assert.deepEqual(causes.map((c) => c.field).sort(), ['metadata.resourceVersion', 'spec.x']);
-    assert.equal(causes.find((c) => c.field === 'metadata.resourceVersion')?.message, 'must be specified for an update');
+    assert.equal(
+      causes.find((c) => c.field === 'metadata.resourceVersion')?.message,
+      'must be specified for an update',
+    );
   });
 
   it('returns the parsed body when valid', () => {
-    const node = parseBody(NodeInputSchema, { metadata: { name: 'n', resourceVersion: '3' } }, 'Node', { update: true });
+    const node = parseBody(NodeInputSchema, { metadata: { name: 'n', resourceVersion: '3' } }, 'Node', {
+      update: true,
+    });
     assert.equal(node.metadata.resourceVersion, '3');
   });
 

@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { AnyObject } from '../../src/core/kinds.js';
 import type { Lease } from '../../src/core/lease.js';
-import { applyPatch, decodeSegment, DeltaBases, diffObjects, encodeSegment, type LogRecord } from '../../src/store/sqlite/change-log.js';
+import {
+  applyPatch,
+  decodeSegment,
+  DeltaBases,
+  diffObjects,
+  encodeSegment,
+  type LogRecord,
+} from '../../src/store/sqlite/change-log.js';
 import { lease, nextWithin, node, rv } from './fixtures.js';
 import { openTestStore } from './sqlite-harness.js';
 
@@ -17,14 +24,19 @@ const value: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
     fc.integer(),
     fc.string(),
     fc.array(tie('v'), { maxLength: 3 }),
-    fc.dictionary(fc.constantFrom('a', 'b', 'c', 'status', 'spec', '__proto__', 'constructor'), tie('v'), { maxKeys: 4 }),
+    fc.dictionary(fc.constantFrom('a', 'b', 'c', 'status', 'spec', '__proto__', 'constructor'), tie('v'), {
+      maxKeys: 4,
+    }),
   ),
 })).v;
 
 const objectArb = fc.record({
   apiVersion: fc.constant('v1'),
   kind: fc.constant('Node'),
-  metadata: fc.record({ name: fc.constant('n1'), labels: fc.dictionary(fc.constantFrom('x', 'y', 'z'), fc.string(), { maxKeys: 3 }) }),
+  metadata: fc.record({
+    name: fc.constant('n1'),
+    labels: fc.dictionary(fc.constantFrom('x', 'y', 'z'), fc.string(), { maxKeys: 3 }),
+  }),
   spec: fc.dictionary(fc.constantFrom('a', 'b', 'taints'), value, { maxKeys: 3 }),
   status: value,
 }) as unknown as fc.Arbitrary<AnyObject>;
@@ -50,27 +62,68 @@ describe('change-log deltas', () => {
     ];
     const { data, kinds } = encodeSegment(records);
     assert.equal(kinds, 2 | 1 | 4);
-    assert.deepEqual(decodeSegment(data, 40), records.map((r, i) => ({ ...r, revision: 40 + i })));
+    assert.deepEqual(
+      decodeSegment(data, 40),
+      records.map((r, i) => ({ ...r, revision: 40 + i })),
+    );
     const damaged = Buffer.from(data);
     damaged[0] = 9;
-    assert.throws(() => decodeSegment(damaged, 40), /segment at revision 40 has format 9, which this shepherd cannot read/);
+    assert.throws(
+      () => decodeSegment(damaged, 40),
+      /segment at revision 40 has format 9, which this shepherd cannot read/,
+    );
   });
 
-  it('logs a renewal as a delta against the lease\'s last full record, within the window, and forgets rolled-back batches', () => {
+  it("logs a renewal as a delta against the lease's last full record, within the window, and forgets rolled-back batches", () => {
     const bases = new DeltaBases(10, 100);
-    const l = (renewTime: string, r: number): Lease => ({ ...lease('a', 'node-lease', renewTime), metadata: { ...lease('a').metadata, resourceVersion: String(r) } });
+    const l = (renewTime: string, r: number): Lease => ({
+      ...lease('a', 'node-lease', renewTime),
+      metadata: { ...lease('a').metadata, resourceVersion: String(r) },
+    });
     const first = new Map();
-    const added = bases.record('leases', 'node-lease/a', 'ADDED', l('2026-11-29T12:00:00.000Z', 1), JSON.stringify(l('2026-11-29T12:00:00.000Z', 1)), 1, first);
+    const added = bases.record(
+      'leases',
+      'node-lease/a',
+      'ADDED',
+      l('2026-11-29T12:00:00.000Z', 1),
+      JSON.stringify(l('2026-11-29T12:00:00.000Z', 1)),
+      1,
+      first,
+    );
     assert.ok('json' in added);
     const rolledBack = new Map();
-    bases.record('leases', 'node-lease/a', 'MODIFIED', l('2026-11-29T12:00:10.000Z', 2), JSON.stringify(l('2026-11-29T12:00:10.000Z', 2)), 2, rolledBack);
+    bases.record(
+      'leases',
+      'node-lease/a',
+      'MODIFIED',
+      l('2026-11-29T12:00:10.000Z', 2),
+      JSON.stringify(l('2026-11-29T12:00:10.000Z', 2)),
+      2,
+      rolledBack,
+    );
     assert.equal(bases.size, 0, 'nothing is a base before its batch committed');
     bases.commit(first);
     const staged = new Map();
-    const renewal = bases.record('leases', 'node-lease/a', 'MODIFIED', l('2026-11-29T12:00:20.000Z', 3), JSON.stringify(l('2026-11-29T12:00:20.000Z', 3)), 3, staged);
+    const renewal = bases.record(
+      'leases',
+      'node-lease/a',
+      'MODIFIED',
+      l('2026-11-29T12:00:20.000Z', 3),
+      JSON.stringify(l('2026-11-29T12:00:20.000Z', 3)),
+      3,
+      staged,
+    );
     assert.ok('patch' in renewal && renewal.base === 1);
     assert.equal(renewal.patch, '[[["spec","renewTime"],"2026-11-29T12:00:20.000Z"]]');
-    const late = bases.record('leases', 'node-lease/a', 'MODIFIED', l('2026-11-29T12:00:30.000Z', 101), JSON.stringify(l('2026-11-29T12:00:30.000Z', 101)), 101, staged);
+    const late = bases.record(
+      'leases',
+      'node-lease/a',
+      'MODIFIED',
+      l('2026-11-29T12:00:30.000Z', 101),
+      JSON.stringify(l('2026-11-29T12:00:30.000Z', 101)),
+      101,
+      staged,
+    );
     assert.ok('json' in late, 'a base 100 revisions back is outside the window: full record');
   });
 });
@@ -82,13 +135,34 @@ describe('change log on disk', () => {
     const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     const hex = (n: number): string => Array.from({ length: n }, () => ((next() >>> 16) % 16).toString(16)).join('');
     const uids = Array.from({ length: 100 }, () => `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`);
-    const times = Array.from({ length: 51 }, (_, round) => uids.map(() => new Date(Date.parse('2026-11-29T12:00:00.000Z') + round * 10_000 + ((next() >>> 8) % 10_000)).toISOString()));
-    const burst = async (deltaWindow?: number): Promise<{ perChange: number; written: Lease[]; t: Awaited<ReturnType<typeof openTestStore>> }> => {
+    const times = Array.from({ length: 51 }, (_, round) =>
+      uids.map(() =>
+        new Date(Date.parse('2026-11-29T12:00:00.000Z') + round * 10_000 + ((next() >>> 8) % 10_000)).toISOString(),
+      ),
+    );
+    const burst = async (
+      deltaWindow?: number,
+    ): Promise<{ perChange: number; written: Lease[]; t: Awaited<ReturnType<typeof openTestStore>> }> => {
       const t = await openTestStore(deltaWindow === undefined ? {} : { deltaWindow });
-      let leases = await Promise.all(uids.map((uid, i) => t.store.create('leases', { ...lease(`l${i}`, 'node-lease', times[0]?.[i]), metadata: { ...lease(`l${i}`).metadata, uid } })));
+      let leases = await Promise.all(
+        uids.map((uid, i) =>
+          t.store.create('leases', {
+            ...lease(`l${i}`, 'node-lease', times[0]?.[i]),
+            metadata: { ...lease(`l${i}`).metadata, uid },
+          }),
+        ),
+      );
       const written: Lease[] = [...leases];
       for (let round = 1; round <= 50; round++) {
-        leases = await Promise.all(leases.map((l, i) => t.store.update('leases', { ...l, spec: { ...l.spec, renewTime: times[round]?.[i] as string } }, l.metadata.resourceVersion)));
+        leases = await Promise.all(
+          leases.map((l, i) =>
+            t.store.update(
+              'leases',
+              { ...l, spec: { ...l.spec, renewTime: times[round]?.[i] as string } },
+              l.metadata.resourceVersion,
+            ),
+          ),
+        );
         written.push(...leases);
       }
       const bytes = t.store.database.prepare('SELECT sum(length(data)) FROM change_log').pluck().get() as number;
@@ -97,13 +171,22 @@ describe('change log on disk', () => {
     const full = await burst(0); // deltaWindow 0: every change logged whole, compressed per commit
     await full.t.cleanup();
     const { perChange, written, t } = await burst();
-    tc.diagnostic(`change log per change (100 creates, 5,000 renewals in commits of 100): ${perChange.toFixed(1)} B with deltas, ${full.perChange.toFixed(1)} B logged whole`);
+    tc.diagnostic(
+      `change log per change (100 creates, 5,000 renewals in commits of 100): ${perChange.toFixed(1)} B with deltas, ${full.perChange.toFixed(1)} B logged whole`,
+    );
     assert.ok(perChange < 15, `the log takes ${perChange.toFixed(1)} bytes per change`);
-    assert.ok(perChange * 3 < full.perChange, `deltas take ${perChange.toFixed(1)} B per change, whole records ${full.perChange.toFixed(1)} B`);
+    assert.ok(
+      perChange * 3 < full.perChange,
+      `deltas take ${perChange.toFixed(1)} B per change, whole records ${full.perChange.toFixed(1)} B`,
+    );
     const from = rv(written[0] as Lease) - 1;
     const it = t.store.watch('leases', from)[Symbol.asyncIterator]();
     for (const [i, w] of written.entries()) {
-      assert.deepEqual((await nextWithin(it)).value, { type: i < 100 ? 'ADDED' : 'MODIFIED', object: w, revision: rv(w) });
+      assert.deepEqual((await nextWithin(it)).value, {
+        type: i < 100 ? 'ADDED' : 'MODIFIED',
+        object: w,
+        revision: rv(w),
+      });
     }
     await it.return?.();
     await t.cleanup();
@@ -116,7 +199,11 @@ describe('change log on disk', () => {
     await t.store.create('nodes', node('n'));
     const versions: Lease[] = [];
     for (let i = 0; i < 300; i++) {
-      l = await t.store.update('leases', { ...l, spec: { ...l.spec, leaseTransitions: i } }, l.metadata.resourceVersion);
+      l = await t.store.update(
+        'leases',
+        { ...l, spec: { ...l.spec, leaseTransitions: i } },
+        l.metadata.resourceVersion,
+      );
       versions.push(l);
     }
     const cut = rv(versions[199] as Lease);
@@ -125,11 +212,19 @@ describe('change log on disk', () => {
     // Every kept delta's base is at most `window` revisions back, so still on disk.
     assert.equal(t.store.stats().changeLogSegments, 100 + window);
     const it = t.store.watch('leases', cut)[Symbol.asyncIterator]();
-    for (const v of versions.slice(200)) assert.deepEqual((await nextWithin(it)).value, { type: 'MODIFIED', object: v, revision: rv(v) });
+    for (const v of versions.slice(200))
+      assert.deepEqual((await nextWithin(it)).value, { type: 'MODIFIED', object: v, revision: rv(v) });
     await it.return?.();
-    await assert.rejects(nextWithin(t.store.watch('leases', cut - 1)[Symbol.asyncIterator]()), /too old resource version/);
+    await assert.rejects(
+      nextWithin(t.store.watch('leases', cut - 1)[Symbol.asyncIterator]()),
+      /too old resource version/,
+    );
     await t.store.compact(await t.store.currentRevision());
-    assert.equal(t.store.stats().changeLogSegments, window, 'one commit per segment here: the last `window` stay on disk');
+    assert.equal(
+      t.store.stats().changeLogSegments,
+      window,
+      'one commit per segment here: the last `window` stay on disk',
+    );
     await t.cleanup();
   });
 });

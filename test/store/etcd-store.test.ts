@@ -90,7 +90,11 @@ describe('etcd store specifics', () => {
       await assert.rejects(nextWithin(it), GoneError);
       assert.equal(await a.compactedRevision(), compacted);
       const third = await openEtcdStore({ endpoints: [ctx.etcd!.endpoint], prefix: a.prefix });
-      assert.equal(await third.compact(compacted), compacted, 'compacting what another server compacted is not an error');
+      assert.equal(
+        await third.compact(compacted),
+        compacted,
+        'compacting what another server compacted is not an error',
+      );
       await third.close();
     } finally {
       await a.close();
@@ -102,7 +106,8 @@ describe('etcd store specifics', () => {
     const port = await freePort();
     await assert.rejects(
       openEtcdStore({ endpoints: [`http://127.0.0.1:${port}`], dialTimeoutMs: 500 }),
-      (err: unknown) => err instanceof ServiceUnavailableError && err.code === 503 && err.message.includes(`127.0.0.1:${port}`),
+      (err: unknown) =>
+        err instanceof ServiceUnavailableError && err.code === 503 && err.message.includes(`127.0.0.1:${port}`),
     );
   });
 

@@ -17,7 +17,9 @@ export function node(name: string, labels?: Record<string, string>): Node {
     kind: 'Node',
     metadata: labels ? meta(name, { labels }) : meta(name),
     spec: { unschedulable: false },
-    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ok', lastHeartbeatTime: T0 }] },
+    status: {
+      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ok', lastHeartbeatTime: T0 }],
+    },
   };
 }
 

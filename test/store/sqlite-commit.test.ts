@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AlreadyExistsError, ConflictError, GoneError, NotFoundError, ServiceUnavailableError } from '../../src/core/errors.js';
+import {
+  AlreadyExistsError,
+  ConflictError,
+  GoneError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '../../src/core/errors.js';
 import type { Lease } from '../../src/core/lease.js';
 import { lease, nextWithin, node, rv, touched } from './fixtures.js';
 import { openTestStore } from './sqlite-harness.js';
@@ -16,8 +22,14 @@ describe('sqlite group commit', () => {
     const t = await openTestStore({ onCommit });
     const created = await Promise.all(Array.from({ length: 100 }, (_, i) => t.store.create('nodes', node(`n${i}`))));
     assert.deepEqual(commits, [100]);
-    assert.deepEqual(created.map(rv), Array.from({ length: 100 }, (_, i) => i + 1));
-    assert.deepEqual(created.map((c) => c.metadata.name), Array.from({ length: 100 }, (_, i) => `n${i}`));
+    assert.deepEqual(
+      created.map(rv),
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(
+      created.map((c) => c.metadata.name),
+      Array.from({ length: 100 }, (_, i) => `n${i}`),
+    );
     await t.store.create('nodes', node('later'));
     assert.deepEqual(commits, [100, 1], 'a later turn commits on its own');
     await t.cleanup();
@@ -55,22 +67,35 @@ describe('sqlite storage failure', () => {
     const before = await t.store.currentRevision();
     const pages = t.store.database.pragma('page_count', { simple: true }) as number;
     t.store.database.pragma(`max_page_count = ${pages}`);
-    const big = (name: string) => ({ ...node(name), metadata: { ...node(name).metadata, annotations: { pad: 'x'.repeat(20_000) } } });
+    const big = (name: string) => ({
+      ...node(name),
+      metadata: { ...node(name).metadata, annotations: { pad: 'x'.repeat(20_000) } },
+    });
     const results = await Promise.allSettled([
       t.store.update('nodes', touched(a, 1), a.metadata.resourceVersion),
       ...Array.from({ length: 10 }, (_, i) => t.store.create('nodes', big(`big${i}`))),
     ]);
     for (const r of results) {
-      assert.ok(r.status === 'rejected' && r.reason instanceof ServiceUnavailableError, 'every write of the batch is refused');
+      assert.ok(
+        r.status === 'rejected' && r.reason instanceof ServiceUnavailableError,
+        'every write of the batch is refused',
+      );
       assert.match((r.reason as Error).message, /^storage is unavailable: .*SQLITE_FULL/);
     }
     assert.equal(await t.store.currentRevision(), before);
     assert.deepEqual(await t.store.get('nodes', 'a'), a, 'reads still work and see the old state');
-    assert.deepEqual((await t.store.list('nodes')).items.map((n) => n.metadata.name), ['a']);
+    assert.deepEqual(
+      (await t.store.list('nodes')).items.map((n) => n.metadata.name),
+      ['a'],
+    );
     t.store.database.pragma('max_page_count = 1073741823');
     const b = await t.store.create('nodes', big('big0'));
     assert.equal(rv(b), before + 1, 'no revision was burnt by the failed batch');
-    assert.deepEqual((await firstEvent).value, { type: 'ADDED', object: b, revision: rv(b) }, 'watchers saw nothing of it');
+    assert.deepEqual(
+      (await firstEvent).value,
+      { type: 'ADDED', object: b, revision: rv(b) },
+      'watchers saw nothing of it',
+    );
     await watch.return?.();
     await t.cleanup();
   });
@@ -82,11 +107,19 @@ describe('sqlite bounded growth', () => {
     const t = await openTestStore({ historyRetentionMs: 5000, compactionIntervalMs: 1000, deltaWindow: 500 });
     const pad = 'p'.repeat(400);
     let leases: Lease[] = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => t.store.create('leases', { ...lease(`n${i}`), metadata: { ...lease(`n${i}`).metadata, annotations: { pad } } })),
+      Array.from({ length: 50 }, (_, i) =>
+        t.store.create('leases', { ...lease(`n${i}`), metadata: { ...lease(`n${i}`).metadata, annotations: { pad } } }),
+      ),
     );
     const round = async (r: number): Promise<void> => {
       leases = await Promise.all(
-        leases.map((l) => t.store.update('leases', { ...l, spec: { ...l.spec, renewTime: new Date(t.clock.now()).toISOString(), leaseTransitions: r } }, l.metadata.resourceVersion)),
+        leases.map((l) =>
+          t.store.update(
+            'leases',
+            { ...l, spec: { ...l.spec, renewTime: new Date(t.clock.now()).toISOString(), leaseTransitions: r } },
+            l.metadata.resourceVersion,
+          ),
+        ),
       );
       await t.clock.advance(1000);
     };
@@ -94,7 +127,10 @@ describe('sqlite bounded growth', () => {
     const warm = t.store.stats();
     for (let r = 20; r < 220; r++) await round(r);
     const after = t.store.stats();
-    assert.ok(after.pageCount <= warm.pageCount * 1.1 + 4, `database grew from ${warm.pageCount} to ${after.pageCount} pages`);
+    assert.ok(
+      after.pageCount <= warm.pageCount * 1.1 + 4,
+      `database grew from ${warm.pageCount} to ${after.pageCount} pages`,
+    );
     assert.ok(after.changeLogRows <= 50 * 7, `change log holds ${after.changeLogRows} rows`);
     assert.ok(after.walBytes <= 64 * 1024, `WAL is ${after.walBytes} bytes after a checkpoint`);
     assert.ok((await t.store.compactedRevision()) > 50 * 200, 'history was compacted');
@@ -111,7 +147,10 @@ describe('sqlite watch back-pressure', () => {
     const a = await t.store.create('nodes', node('a'));
     assert.equal((await first).value?.revision, rv(a));
     for (let i = 0; i < 10; i++) await t.store.create('nodes', node(`b${i}`));
-    await assert.rejects(nextWithin(it), (e: unknown) => e instanceof GoneError && /fell more than 5 events behind/.test(e.message));
+    await assert.rejects(
+      nextWithin(it),
+      (e: unknown) => e instanceof GoneError && /fell more than 5 events behind/.test(e.message),
+    );
     const keeps = t.store.watch('nodes', from)[Symbol.asyncIterator]();
     assert.equal((await nextWithin(keeps)).value?.revision, rv(a), 'a fresh watch replays from the log');
     await keeps.return?.();

@@ -28,7 +28,9 @@ it('after SIGKILL mid-write, reopening finds every write that had resolved', { t
 
   const store = await openSqliteStore({ path });
   try {
-    const items = new Map((await store.list('nodes')).items.map((n) => [n.metadata.name, Number(n.metadata.resourceVersion)]));
+    const items = new Map(
+      (await store.list('nodes')).items.map((n) => [n.metadata.name, Number(n.metadata.resourceVersion)]),
+    );
     const lost = [...acked].filter(([name, rv]) => items.get(name) !== rv);
     assert.deepEqual(lost, [], 'every acknowledged write survived');
     assert.ok((await store.currentRevision()) >= Math.max(...acked.values()));

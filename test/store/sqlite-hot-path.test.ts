@@ -54,7 +54,9 @@ describe('sqlite store hot paths', () => {
 describe('sqlite list of many objects', () => {
   it('parses in chunks yet stays one revision: a write made meanwhile is neither listed nor below it', async () => {
     const t = await openTestStore();
-    await Promise.all(Array.from({ length: 4500 }, (_, i) => t.store.create('nodes', node(`n${String(i).padStart(4, '0')}`))));
+    await Promise.all(
+      Array.from({ length: 4500 }, (_, i) => t.store.create('nodes', node(`n${String(i).padStart(4, '0')}`))),
+    );
     let listed = false;
     const listing = t.store.list('nodes').then((r) => ((listed = true), r));
     const late = t.store.create('nodes', node('zz-late'));
@@ -64,7 +66,10 @@ describe('sqlite list of many objects', () => {
     assert.equal(list.items.length, 4500);
     assert.equal(list.revision, 4500);
     assert.ok(rv(created) > list.revision);
-    assert.deepEqual(list.items.map((n) => n.metadata.name), [...list.items.map((n) => n.metadata.name)].sort());
+    assert.deepEqual(
+      list.items.map((n) => n.metadata.name),
+      [...list.items.map((n) => n.metadata.name)].sort(),
+    );
     await t.cleanup();
   });
 });

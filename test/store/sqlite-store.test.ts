@@ -51,8 +51,14 @@ describe('sqlite migrations', () => {
     const clock = new FakeClock();
     const old = new Database(path);
     migrate(old, v1);
-    old.prepare("INSERT INTO objects (kind, key, revision, value) VALUES ('nodes', 'a', 7, ?)").run(JSON.stringify({ ...node('a'), metadata: { ...node('a').metadata, resourceVersion: '7' } }));
-    old.prepare("INSERT INTO changes (revision, kind, key, type, value, committed_at) VALUES (7, 'nodes', 'a', 'ADDED', '{}', 0)").run();
+    old
+      .prepare("INSERT INTO objects (kind, key, revision, value) VALUES ('nodes', 'a', 7, ?)")
+      .run(JSON.stringify({ ...node('a'), metadata: { ...node('a').metadata, resourceVersion: '7' } }));
+    old
+      .prepare(
+        "INSERT INTO changes (revision, kind, key, type, value, committed_at) VALUES (7, 'nodes', 'a', 'ADDED', '{}', 0)",
+      )
+      .run();
     old.prepare('UPDATE meta SET revision = 7').run();
     old.close();
     const s = await openSqliteStore({ path, clock });
@@ -82,7 +88,8 @@ describe('sqlite migrations', () => {
     const db = new Database(join(dir, 'm.db'));
     assert.throws(() => migrate(db, migrations), /no such table: nope/);
     assert.equal(db.pragma('user_version', { simple: true }), 1);
-    const tables = (): unknown[] => db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    const tables = (): unknown[] =>
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
     assert.deepEqual(tables(), ['a']);
     writeFileSync(join(migrations, '0002_b.sql'), 'CREATE TABLE b (x INTEGER);');
     assert.equal(migrate(db, migrations), 2);
@@ -113,7 +120,10 @@ describe('sqlite persistence', () => {
     assert.equal(await s.currentRevision(), rev);
     assert.deepEqual(await s.get('nodes', 'a'), a2);
     const it = s.watch('nodes', 0)[Symbol.asyncIterator]();
-    assert.deepEqual((await collectUntil(it, rv(a2))).map((e) => e.revision), [rv(a), rv(a2)]);
+    assert.deepEqual(
+      (await collectUntil(it, rv(a2))).map((e) => e.revision),
+      [rv(a), rv(a2)],
+    );
     await it.return?.();
     s.compact(rv(l));
     const next = await s.create('nodes', node('b'));
@@ -157,12 +167,18 @@ describe('sqlite persistence', () => {
   });
 
   it('opening in a missing directory fails with a clear error', async () => {
-    await assert.rejects(openSqliteStore({ path: '/nonexistent-shepherd-dir/x.db', clock: new FakeClock() }), /cannot open the database at \/nonexistent-shepherd-dir\/x\.db/);
+    await assert.rejects(
+      openSqliteStore({ path: '/nonexistent-shepherd-dir/x.db', clock: new FakeClock() }),
+      /cannot open the database at \/nonexistent-shepherd-dir\/x\.db/,
+    );
   });
 
   it('get on a lease names the lease, not its key', async () => {
     const t = await openTestStore();
-    await assert.rejects(t.store.get('leases', 'node-lease/n9'), (e: unknown) => e instanceof NotFoundError && e.details?.name === 'n9');
+    await assert.rejects(
+      t.store.get('leases', 'node-lease/n9'),
+      (e: unknown) => e instanceof NotFoundError && e.details?.name === 'n9',
+    );
     await t.cleanup();
   });
 });

@@ -49,7 +49,10 @@ function crudContract(store: () => Store): void {
     const input = node('node-1', { 'topology.kubernetes.io/zone': 'a' });
     const created = await store().create('nodes', input);
     assert.match(created.metadata.resourceVersion, /^[1-9]\d*$/);
-    assert.deepEqual(created, { ...input, metadata: { ...input.metadata, resourceVersion: created.metadata.resourceVersion } });
+    assert.deepEqual(created, {
+      ...input,
+      metadata: { ...input.metadata, resourceVersion: created.metadata.resourceVersion },
+    });
     assert.deepEqual(await store().get('nodes', 'node-1'), created);
     assert.equal(input.metadata.resourceVersion, '', 'the input object is not modified');
   });
@@ -84,9 +87,14 @@ function crudContract(store: () => Store): void {
   it('delete returns the last state carrying the deletion revision; preconditions are checked', async () => {
     const l = await store().create('leases', lease('n1'));
     const l2 = await store().update('leases', touched(l, 1), l.metadata.resourceVersion);
-    await assert.rejects(store().delete('leases', 'node-lease/n1', { expectedResourceVersion: l.metadata.resourceVersion }), ConflictError);
+    await assert.rejects(
+      store().delete('leases', 'node-lease/n1', { expectedResourceVersion: l.metadata.resourceVersion }),
+      ConflictError,
+    );
     await store().create('nodes', node('other'));
-    const gone = await store().delete('leases', 'node-lease/n1', { expectedResourceVersion: l2.metadata.resourceVersion });
+    const gone = await store().delete('leases', 'node-lease/n1', {
+      expectedResourceVersion: l2.metadata.resourceVersion,
+    });
     assert.ok(rv(gone) > rv(l2));
     assert.equal(rv(gone), await store().currentRevision());
     assert.deepEqual(gone.spec, l2.spec);
@@ -104,12 +112,21 @@ function crudContract(store: () => Store): void {
     await store().create('leases', lease('a'));
     await store().create('leases', lease('leader', 'shepherd-system'));
     const nodes = await store().list('nodes');
-    assert.deepEqual(nodes.items.map((n) => n.metadata.name), ['a', 'b', 'c']);
+    assert.deepEqual(
+      nodes.items.map((n) => n.metadata.name),
+      ['a', 'b', 'c'],
+    );
     assert.equal(nodes.revision, await store().currentRevision());
     const nodeLeases = await store().list('leases', { prefix: 'node-lease/' });
-    assert.deepEqual(nodeLeases.items.map((l) => l.metadata.name), ['a', 'b']);
+    assert.deepEqual(
+      nodeLeases.items.map((l) => l.metadata.name),
+      ['a', 'b'],
+    );
     const all = await store().list('leases');
-    assert.deepEqual(all.items.map((l) => `${l.metadata.namespace}/${l.metadata.name}`), ['node-lease/a', 'node-lease/b', 'shepherd-system/leader']);
+    assert.deepEqual(
+      all.items.map((l) => `${l.metadata.namespace}/${l.metadata.name}`),
+      ['node-lease/a', 'node-lease/b', 'shepherd-system/leader'],
+    );
     assert.deepEqual((await store().list('events')).items, []);
   });
 
@@ -140,14 +157,18 @@ function revisionContract(store: () => Store): void {
     seen.push(rv(await store().update('nodes', touched(n, 1), n.metadata.resourceVersion)));
     seen.push(rv(await store().delete('events', 'a')));
     assert.ok(seen[0]! > start);
-    for (let i = 1; i < seen.length; i++) assert.ok(seen[i]! > seen[i - 1]!, `revision ${seen[i]} after ${seen[i - 1]}`);
+    for (let i = 1; i < seen.length; i++)
+      assert.ok(seen[i]! > seen[i - 1]!, `revision ${seen[i]} after ${seen[i - 1]}`);
     assert.equal(await store().currentRevision(), seen.at(-1));
   });
 
   it('concurrent writes each get their own result and a distinct revision', async () => {
     const names = Array.from({ length: 40 }, (_, i) => `n-${String(i).padStart(2, '0')}`);
     const created = await Promise.all(names.map((n) => store().create('nodes', node(n))));
-    assert.deepEqual(created.map((c) => c.metadata.name), names);
+    assert.deepEqual(
+      created.map((c) => c.metadata.name),
+      names,
+    );
     assert.equal(new Set(created.map(rv)).size, names.length);
     for (const c of created) assert.deepEqual(await store().get('nodes', c.metadata.name), c);
     assert.equal(await store().currentRevision(), Math.max(...created.map(rv)));

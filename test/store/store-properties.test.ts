@@ -21,10 +21,13 @@ const opArb: fc.Arbitrary<Op> = fc.record({
 });
 
 /** Groups of writes issued concurrently; a group touches each (kind, name) at most once, so order inside it is free. */
-const groupsArb = fc.array(fc.uniqueArray(opArb, { selector: (o) => `${o.resource}/${o.name}`, minLength: 1, maxLength: 6 }), {
-  minLength: 1,
-  maxLength: 12,
-});
+const groupsArb = fc.array(
+  fc.uniqueArray(opArb, { selector: (o) => `${o.resource}/${o.name}`, minLength: 1, maxLength: 6 }),
+  {
+    minLength: 1,
+    maxLength: 12,
+  },
+);
 
 type Model = Map<string, AnyObject>;
 const slot = (resource: Resource, name: string): string => `${resource}/${name}`;
@@ -39,7 +42,8 @@ async function runOp(store: Store, model: Model, op: Op, n: number): Promise<Any
       if (current) return assert.rejects(store.create(op.resource, fresh), AlreadyExistsError).then(() => undefined);
       return store.create(op.resource, fresh);
     case 'update':
-      if (!current) return assert.rejects(store.update(op.resource, touched(fresh, n), '1'), NotFoundError).then(() => undefined);
+      if (!current)
+        return assert.rejects(store.update(op.resource, touched(fresh, n), '1'), NotFoundError).then(() => undefined);
       return store.update(op.resource, touched(current, n), current.metadata.resourceVersion);
     case 'staleUpdate':
       if (!current) return undefined;
@@ -63,42 +67,46 @@ async function listAll(store: Store): Promise<{ revision: number; items: Map<str
   return { revision, items };
 }
 
-it('revisions strictly increase, and list at R + watch from R equals the final list', { timeout: 120_000 }, async () => {
-  await fc.assert(
-    fc.asyncProperty(groupsArb, fc.nat(), async (groups, splitSeed) => {
-      const t = await openTestStore();
-      try {
-        const model: Model = new Map();
-        const split = splitSeed % (groups.length + 1);
-        let snapshot: Awaited<ReturnType<typeof listAll>> | undefined;
-        let high = 0;
-        let n = 0;
-        for (const [g, group] of groups.entries()) {
-          if (g === split) snapshot = await listAll(t.store);
-          const results = await Promise.all(group.map((op) => runOp(t.store, model, op, n++)));
-          const revs = results.filter((r): r is AnyObject => r !== undefined).map(rv);
-          for (const r of revs) assert.ok(r > high, `revision ${r} is not above ${high}`);
-          assert.equal(new Set(revs).size, revs.length);
-          high = Math.max(high, ...revs);
-          group.forEach((op, i) => {
-            const r = results[i];
-            if (r === undefined) return;
-            if (op.action === 'delete') model.delete(slot(op.resource, op.name));
-            else model.set(slot(op.resource, op.name), r);
-          });
+it(
+  'revisions strictly increase, and list at R + watch from R equals the final list',
+  { timeout: 120_000 },
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(groupsArb, fc.nat(), async (groups, splitSeed) => {
+        const t = await openTestStore();
+        try {
+          const model: Model = new Map();
+          const split = splitSeed % (groups.length + 1);
+          let snapshot: Awaited<ReturnType<typeof listAll>> | undefined;
+          let high = 0;
+          let n = 0;
+          for (const [g, group] of groups.entries()) {
+            if (g === split) snapshot = await listAll(t.store);
+            const results = await Promise.all(group.map((op) => runOp(t.store, model, op, n++)));
+            const revs = results.filter((r): r is AnyObject => r !== undefined).map(rv);
+            for (const r of revs) assert.ok(r > high, `revision ${r} is not above ${high}`);
+            assert.equal(new Set(revs).size, revs.length);
+            high = Math.max(high, ...revs);
+            group.forEach((op, i) => {
+              const r = results[i];
+              if (r === undefined) return;
+              if (op.action === 'delete') model.delete(slot(op.resource, op.name));
+              else model.set(slot(op.resource, op.name), r);
+            });
+          }
+          snapshot ??= await listAll(t.store);
+          assert.equal(await t.store.currentRevision(), high);
+          const final = await listAll(t.store);
+          assert.deepEqual(final.items, model);
+          await assertWatchReplays(t.store, snapshot, final.items);
+        } finally {
+          await t.cleanup();
         }
-        snapshot ??= await listAll(t.store);
-        assert.equal(await t.store.currentRevision(), high);
-        const final = await listAll(t.store);
-        assert.deepEqual(final.items, model);
-        await assertWatchReplays(t.store, snapshot, final.items);
-      } finally {
-        await t.cleanup();
-      }
-    }),
-    { seed: 42, numRuns: 50 },
-  );
-});
+      }),
+      { seed: 42, numRuns: 50 },
+    );
+  },
+);
 
 /** Applies every event after the snapshot revision to the snapshot, kind by kind, and compares with the final list. */
 async function assertWatchReplays(

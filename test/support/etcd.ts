@@ -33,7 +33,9 @@ export function freePort(): Promise<number> {
  */
 export async function startEtcd(options: { timeoutMs?: number; fsync?: boolean } = {}): Promise<TestEtcd> {
   if (!existsSync(ETCD_BIN)) {
-    throw new Error(`${ETCD_BIN} not found: install etcd (apt-get install etcd-server) or set ETCD_BIN to run the etcd store tests`);
+    throw new Error(
+      `${ETCD_BIN} not found: install etcd (apt-get install etcd-server) or set ETCD_BIN to run the etcd store tests`,
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), 'shepherd-etcd-'));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
@@ -41,17 +43,25 @@ export async function startEtcd(options: { timeoutMs?: number; fsync?: boolean }
   const child = spawn(
     ETCD_BIN,
     [
-      '--name', 'test',
-      '--data-dir', dir,
-      '--listen-client-urls', endpoint,
-      '--advertise-client-urls', endpoint,
-      '--listen-peer-urls', `http://127.0.0.1:${peerPort}`,
-      '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
-      '--initial-cluster', `test=http://127.0.0.1:${peerPort}`,
+      '--name',
+      'test',
+      '--data-dir',
+      dir,
+      '--listen-client-urls',
+      endpoint,
+      '--advertise-client-urls',
+      endpoint,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-cluster',
+      `test=http://127.0.0.1:${peerPort}`,
       // Tests are throw-away: skip the fsync cost so the suite stays fast on a shared 2-core machine
       // (benchmarks pass fsync: true to measure durable writes).
       ...(options.fsync ? [] : ['--unsafe-no-fsync']),
-      '--log-level', 'warn',
+      '--log-level',
+      'warn',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -83,17 +93,24 @@ async function killAndWait(child: ChildProcess, exited: Promise<void>): Promise<
   clearTimeout(timer);
 }
 
-async function waitHealthy(endpoint: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
+async function waitHealthy(
+  endpoint: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  output: () => string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`etcd exited with code ${child.exitCode} before answering; output:\n${output()}`);
+    if (child.exitCode !== null)
+      throw new Error(`etcd exited with code ${child.exitCode} before answering; output:\n${output()}`);
     try {
       const res = await fetch(`${endpoint}/health`);
       if (res.ok && ((await res.json()) as { health?: string }).health === 'true') return;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`etcd at ${endpoint} did not become healthy within ${timeoutMs} ms; output:\n${output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`etcd at ${endpoint} did not become healthy within ${timeoutMs} ms; output:\n${output()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

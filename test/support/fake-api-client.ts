@@ -19,7 +19,18 @@ import type { Node } from '../../src/core/node.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../src/core/selectors.js';
 import type { Zone } from '../../src/core/zone.js';
 
-type Obj = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string; resourceVersion: string; uid: string; creationTimestamp: string; labels?: Record<string, string> } };
+type Obj = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion: string;
+    uid: string;
+    creationTimestamp: string;
+    labels?: Record<string, string>;
+  };
+};
 export type Op = 'get' | 'list' | 'create' | 'update' | 'updateStatus' | 'delete';
 export interface Call {
   resource: Resource;
@@ -36,7 +47,12 @@ export interface Call {
 export class FakeApiClient implements ApiClient {
   revision = 0;
   readonly calls: Call[] = [];
-  readonly data: Record<Resource, Map<string, Obj>> = { nodes: new Map(), leases: new Map(), events: new Map(), zones: new Map() };
+  readonly data: Record<Resource, Map<string, Obj>> = {
+    nodes: new Map(),
+    leases: new Map(),
+    events: new Map(),
+    zones: new Map(),
+  };
   readonly #failures: { resource: Resource; op: Op; error: Error; times: number }[] = [];
   /** Hook run before every call (after recording it), e.g. to simulate a concurrent writer. */
   beforeCall: ((call: Call) => void) | undefined;
@@ -51,7 +67,12 @@ export class FakeApiClient implements ApiClient {
       updateStatus: async (obj, options) => {
         this.#record('nodes', 'updateStatus', obj.metadata.name ?? '');
         const cur = this.#mustGet('nodes', obj.metadata.name ?? '') as unknown as Node;
-        return this.#replace('nodes', { ...cur, status: structuredClone(obj.status ?? {}) } as unknown as Obj, obj.metadata.resourceVersion, options) as unknown as Node;
+        return this.#replace(
+          'nodes',
+          { ...cur, status: structuredClone(obj.status ?? {}) } as unknown as Obj,
+          obj.metadata.resourceVersion,
+          options,
+        ) as unknown as Node;
       },
     };
     this.events = this.#resource<Event>('events');
@@ -140,7 +161,12 @@ export class FakeApiClient implements ApiClient {
           .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
           .map(([, o]) => o)
           .filter((o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o));
-        return { apiVersion, kind: listKind, metadata: { resourceVersion: String(this.revision) }, items: structuredClone(items) as unknown as T[] };
+        return {
+          apiVersion,
+          kind: listKind,
+          metadata: { resourceVersion: String(this.revision) },
+          items: structuredClone(items) as unknown as T[],
+        };
       },
       create: async (obj: Writable<T>) => {
         const o = structuredClone(obj) as unknown as Obj;
@@ -187,14 +213,19 @@ export class FakeCache<T extends { metadata: { name: string; namespace?: string;
   #rv = '';
   synced = true;
 
-  constructor(readonly keyOf: (obj: T) => string = (o) => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name)) {}
+  constructor(
+    readonly keyOf: (obj: T) => string = (o) =>
+      o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name,
+  ) {}
 
   get(key: string): T | undefined {
     const o = this.#items.get(key);
     return o === undefined ? undefined : structuredClone(o);
   }
   list(): T[] {
-    return [...this.#items.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => structuredClone(o));
+    return [...this.#items.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, o]) => structuredClone(o));
   }
   /** ObjectCache's read-only view; copies as `list()` does (a test may replace `list`). */
   sortedView(): readonly T[] {

@@ -52,7 +52,14 @@ export class FakeClock implements Clock {
         reject(abortError(signal));
         return;
       }
-      const s: Sleeper = { at: this.#mono + Math.max(0, ms), seq: this.#seq++, resolve, reject, signal, onAbort: undefined };
+      const s: Sleeper = {
+        at: this.#mono + Math.max(0, ms),
+        seq: this.#seq++,
+        resolve,
+        reject,
+        signal,
+        onAbort: undefined,
+      };
       if (signal) {
         s.onAbort = () => {
           this.#sleepers = this.#sleepers.filter((x) => x !== s);

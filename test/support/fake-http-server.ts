@@ -77,14 +77,38 @@ export class FakeHttpServer {
     return this.on('GET', path, (_req, res) => sendJson(res, 200, body), times, false);
   }
 
-  reply(method: string, path: string, status: number, body: unknown, headers: Record<string, string> = {}, times?: number): this {
+  reply(
+    method: string,
+    path: string,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+    times?: number,
+  ): this {
     return this.on(method, path, (_req, res) => sendJson(res, status, body, headers), times);
   }
 
   /** Answers with a Status body, as the real server does for every error. */
-  replyStatus(method: string, path: string, code: number, reason: string, message: string, extra: Record<string, unknown> = {}, times?: number): this {
+  replyStatus(
+    method: string,
+    path: string,
+    code: number,
+    reason: string,
+    message: string,
+    extra: Record<string, unknown> = {},
+    times?: number,
+  ): this {
     const { headers, ...details } = extra as { headers?: Record<string, string> } & Record<string, unknown>;
-    const body = { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', reason, code, message, ...details };
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Status',
+      metadata: {},
+      status: 'Failure',
+      reason,
+      code,
+      message,
+      ...details,
+    };
     return this.reply(method, path, code, body, headers ?? {}, times);
   }
 
@@ -95,7 +119,13 @@ export class FakeHttpServer {
 
   /** Accepts watch streams on path; take them with nextWatch(). */
   acceptWatches(path: string, times = Number.POSITIVE_INFINITY): this {
-    this.#routes.push({ method: 'GET', path, watch: true, handler: (req, res) => this.#openWatch(req, res), remaining: times });
+    this.#routes.push({
+      method: 'GET',
+      path,
+      watch: true,
+      handler: (req, res) => this.#openWatch(req, res),
+      remaining: times,
+    });
     return this;
   }
 
@@ -134,9 +164,23 @@ export class FakeHttpServer {
     };
     this.requests.push(rec);
     const isWatch = url.searchParams.get('watch') === 'true';
-    const route = this.#routes.find((r) => r.remaining > 0 && r.method === rec.method && r.path === rec.path && (r.watch === undefined || r.watch === isWatch));
+    const route = this.#routes.find(
+      (r) =>
+        r.remaining > 0 &&
+        r.method === rec.method &&
+        r.path === rec.path &&
+        (r.watch === undefined || r.watch === isWatch),
+    );
     if (!route) {
-      sendJson(res, 404, { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', reason: 'NotFound', code: 404, message: `no route for ${rec.method} ${rec.path}` });
+      sendJson(res, 404, {
+        apiVersion: 'v1',
+        kind: 'Status',
+        metadata: {},
+        status: 'Failure',
+        reason: 'NotFound',
+        code: 404,
+        message: `no route for ${rec.method} ${rec.path}`,
+      });
       return;
     }
     route.remaining--;
@@ -166,7 +210,12 @@ export class FakeHttpServer {
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);

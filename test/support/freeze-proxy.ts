@@ -1,4 +1,11 @@
-import { type IncomingMessage, request as httpRequest, type ClientRequest, createServer, type Server, type ServerResponse } from 'node:http';
+import {
+  type IncomingMessage,
+  request as httpRequest,
+  type ClientRequest,
+  createServer,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** One watch response flowing through the proxy. */

@@ -18,7 +18,10 @@ export class Proc {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   #listeners: ((line: string) => void)[] = [];
 
-  constructor(readonly child: ChildProcess, readonly name: string) {
+  constructor(
+    readonly child: ChildProcess,
+    readonly name: string,
+  ) {
     const onData = (buf: Buffer): void => {
       for (const line of buf.toString('utf8').split('\n')) {
         if (line === '') continue;
@@ -42,7 +45,9 @@ export class Proc {
     return new Promise((res, rej) => {
       const timer = setTimeout(() => {
         this.#listeners = this.#listeners.filter((l) => l !== listener);
-        rej(new Error(`${this.name}: no line matching ${re} within ${timeoutMs}ms; output:\n${this.text.slice(-3000)}`));
+        rej(
+          new Error(`${this.name}: no line matching ${re} within ${timeoutMs}ms; output:\n${this.text.slice(-3000)}`),
+        );
       }, timeoutMs);
       const listener = (line: string): void => {
         if (!re.test(line)) return;
@@ -64,7 +69,10 @@ export class Proc {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(sig);
   }
 
-  async stop(sig: NodeJS.Signals = 'SIGTERM', timeoutMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  async stop(
+    sig: NodeJS.Signals = 'SIGTERM',
+    timeoutMs = 10_000,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     this.signal(sig);
     const t = setTimeout(() => this.signal('SIGKILL'), timeoutMs);
     const r = await this.exited;
@@ -73,7 +81,11 @@ export class Proc {
   }
 }
 
-export function startProcess(bin: string, args: string[], options: { env?: Record<string, string>; name?: string } = {}): Proc {
+export function startProcess(
+  bin: string,
+  args: string[],
+  options: { env?: Record<string, string>; name?: string } = {},
+): Proc {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', ...options.env },
@@ -89,7 +101,10 @@ export interface ServerProc extends Proc {
 }
 
 /** Starts `shepherd --mode server` (port 0 unless --listen is given) and waits until it listens. */
-export async function startServer(args: string[], options: { env?: Record<string, string>; name?: string; timeoutMs?: number } = {}): Promise<ServerProc> {
+export async function startServer(
+  args: string[],
+  options: { env?: Record<string, string>; name?: string; timeoutMs?: number } = {},
+): Promise<ServerProc> {
   const all = args.includes('--listen') ? args : ['--listen', '127.0.0.1:0', ...args];
   const p = startProcess(SHEPHERD_BIN, ['--mode', 'server', ...all], { ...options, name: options.name ?? 'server' });
   // Generous: on a loaded 2-core CI machine a cold node start can take several seconds.
@@ -100,7 +115,10 @@ export async function startServer(args: string[], options: { env?: Record<string
 }
 
 /** Polls fn until it returns a truthy value or the time runs out. */
-export async function eventually<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, options: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   let lastErr: unknown;
   for (;;) {
@@ -118,8 +136,14 @@ export async function eventually<T>(fn: () => Promise<T | undefined | false> | T
 }
 
 /** Runs sheepctl to completion. */
-export async function runSheepctl(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SHEEPCTL_BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env } });
+export async function runSheepctl(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SHEEPCTL_BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));

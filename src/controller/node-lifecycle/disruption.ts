@@ -45,7 +45,10 @@ export interface DisruptionOutcome {
   initial: string[];
 }
 
-type Rates = Pick<NodeLifecycleConfig, 'nodeEvictionRate' | 'secondaryNodeEvictionRate' | 'largeClusterSizeThreshold' | 'unhealthyZoneThreshold'>;
+type Rates = Pick<
+  NodeLifecycleConfig,
+  'nodeEvictionRate' | 'secondaryNodeEvictionRate' | 'largeClusterSizeThreshold' | 'unhealthyZoneThreshold'
+>;
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -77,7 +80,9 @@ export class ZoneBook {
   queueFor(zone: string): ZoneQueue {
     let zq = this.#queues.get(zone);
     if (!zq) {
-      const limiter = this.#master ? neverRateLimiter : newRateLimiter(this.#config.nodeEvictionRate, BURST, this.#clock);
+      const limiter = this.#master
+        ? neverRateLimiter
+        : newRateLimiter(this.#config.nodeEvictionRate, BURST, this.#clock);
       zq = { queue: new RateLimitedTimedQueue(limiter, this.#clock), done: new Set() };
       this.#queues.set(zone, zq);
     }
@@ -152,7 +157,12 @@ export class ZoneBook {
   handleTallies(readyByZone: ReadonlyMap<string, ZoneTally>): DisruptionOutcome {
     const counts: ZoneCount[] = [...readyByZone.keys()].sort(byName).map((zone) => {
       const t = readyByZone.get(zone) as ZoneTally;
-      return { zone, state: zoneStateOf(t.ready, t.notReady, this.#config.unhealthyZoneThreshold), nodes: t.ready + t.notReady, notReady: t.notReady };
+      return {
+        zone,
+        state: zoneStateOf(t.ready, t.notReady, this.#config.unhealthyZoneThreshold),
+        nodes: t.ready + t.notReady,
+        notReady: t.notReady,
+      };
     });
     const initial: string[] = [];
     for (const c of counts) {
@@ -186,7 +196,8 @@ export class ZoneBook {
         this.queueFor(c.zone).queue.swapLimiter(rate);
         this.#setState(c.zone, c.state, rate, changes);
       }
-      for (const [zone, zq] of this.queues()) if (!readyByZone.has(zone)) zq.queue.swapLimiter(this.#config.nodeEvictionRate);
+      for (const [zone, zq] of this.queues())
+        if (!readyByZone.has(zone)) zq.queue.swapLimiter(this.#config.nodeEvictionRate);
     } else if (this.#master) {
       // Still every zone down: a zone first seen now must not taint either.
       for (const [, zq] of this.queues()) zq.queue.swapLimiter(0);

@@ -15,7 +15,10 @@ export interface InvolvedObject {
 }
 
 /** The controller itself, for events about the whole control loop (MasterDisruption, ControllerPaused). */
-export const CONTROLLER_OBJECT: InvolvedObject = Object.freeze({ kind: 'Controller', name: 'node-lifecycle-controller' });
+export const CONTROLLER_OBJECT: InvolvedObject = Object.freeze({
+  kind: 'Controller',
+  name: 'node-lifecycle-controller',
+});
 
 export interface RecordedEvent {
   type: EventType;
@@ -92,7 +95,10 @@ export class EventRecorder {
       this.#pump();
     }
     if (this.#dropped > 0) {
-      this.#log.warn({ dropped: this.#dropped, queued: this.queued }, 'dropped events: more were emitted than the event rate limit lets through');
+      this.#log.warn(
+        { dropped: this.#dropped, queued: this.queued },
+        'dropped events: more were emitted than the event rate limit lets through',
+      );
       this.#dropped = 0;
     }
   }
@@ -105,12 +111,19 @@ export class EventRecorder {
 
   #write(ev: RecordedEvent): void {
     const at = formatTime(this.#clock.now());
-    const source = this.#host === undefined ? { component: EVENT_SOURCE_COMPONENT } : { component: EVENT_SOURCE_COMPONENT, host: this.#host };
+    const source =
+      this.#host === undefined
+        ? { component: EVENT_SOURCE_COMPONENT }
+        : { component: EVENT_SOURCE_COMPONENT, host: this.#host };
     const write: Promise<void> = this.#client.events
       .create({ metadata: {}, ...ev, source, count: 1, firstTimestamp: at, lastTimestamp: at })
       .then(
         () => undefined,
-        (err: unknown) => this.#log.warn({ err, reason: ev.reason, object: ev.involvedObject.name }, 'could not write event; continuing without it'),
+        (err: unknown) =>
+          this.#log.warn(
+            { err, reason: ev.reason, object: ev.involvedObject.name },
+            'could not write event; continuing without it',
+          ),
       )
       .finally(() => {
         this.#inFlight.delete(write);

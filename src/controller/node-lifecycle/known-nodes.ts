@@ -3,7 +3,15 @@ import { EXCLUDE_DISRUPTION_LABEL, zoneKeyOf, type Node } from '../../core/node.
 import type { ZoneTally } from './disruption.js';
 import type { HealthTimings } from './node-health.js';
 import { LeaseCursor } from './lease-cursor.js';
-import { commitStaged, deriveLabels, judgeStaged, newNodeRecord, sameLabels, unstage, type NodeRecord } from './node-record.js';
+import {
+  commitStaged,
+  deriveLabels,
+  judgeStaged,
+  newNodeRecord,
+  sameLabels,
+  unstage,
+  type NodeRecord,
+} from './node-record.js';
 
 /** What `register` changed: new records (RegisteredNode), removed ones in name order (RemovingNode), zone moves. */
 export interface Membership {
@@ -45,7 +53,12 @@ export class KnownNodes {
    * Judges every listed node from the caches (`judgeStaged`), staging results on the records; returns the
    * records in list order (new ones not yet known) and the indexes of the nodes a mark would change.
    */
-  judge(nodes: readonly Node[], sortedLeases: readonly Lease[], now: number, timings: HealthTimings): { recs: NodeRecord[]; marks: number[] } {
+  judge(
+    nodes: readonly Node[],
+    sortedLeases: readonly Lease[],
+    now: number,
+    timings: HealthTimings,
+  ): { recs: NodeRecord[]; marks: number[] } {
     let recs = this.#order.length === nodes.length ? this.#order : this.#lookup(nodes);
     let leases = new LeaseCursor(sortedLeases);
     const marks: number[] = [];

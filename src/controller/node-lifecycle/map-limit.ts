@@ -1,5 +1,10 @@
 /** Runs `fn` over items, `limit` at a time, results in input order; stops starting new items once `stop()` is true. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>, stop: () => boolean = () => false): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+  stop: () => boolean = () => false,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

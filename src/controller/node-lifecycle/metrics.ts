@@ -21,19 +21,51 @@ export class NodeLifecycleMetrics {
   constructor(registry?: Registry) {
     this.registry = registry ?? new Registry();
     const registers = [this.registry];
-    this.zoneHealth = new Gauge({ name: `${PREFIX}zone_health`, help: 'Percentage of Ready nodes in the zone (0-100).', labelNames: ['zone'], registers });
-    this.zoneSize = new Gauge({ name: `${PREFIX}zone_size`, help: 'Nodes counted in the zone (excluded nodes are not counted).', labelNames: ['zone'], registers });
-    this.unhealthyNodes = new Gauge({ name: `${PREFIX}unhealthy_nodes_in_zone`, help: 'Counted nodes in the zone whose Ready condition is not True.', labelNames: ['zone'], registers });
-    this.taintsAdded = new Counter({ name: `${PREFIX}taints_added_total`, help: 'NoExecute taints added through the zone rate limiter (upstream evictions_total).', labelNames: ['zone'], registers });
+    this.zoneHealth = new Gauge({
+      name: `${PREFIX}zone_health`,
+      help: 'Percentage of Ready nodes in the zone (0-100).',
+      labelNames: ['zone'],
+      registers,
+    });
+    this.zoneSize = new Gauge({
+      name: `${PREFIX}zone_size`,
+      help: 'Nodes counted in the zone (excluded nodes are not counted).',
+      labelNames: ['zone'],
+      registers,
+    });
+    this.unhealthyNodes = new Gauge({
+      name: `${PREFIX}unhealthy_nodes_in_zone`,
+      help: 'Counted nodes in the zone whose Ready condition is not True.',
+      labelNames: ['zone'],
+      registers,
+    });
+    this.taintsAdded = new Counter({
+      name: `${PREFIX}taints_added_total`,
+      help: 'NoExecute taints added through the zone rate limiter (upstream evictions_total).',
+      labelNames: ['zone'],
+      registers,
+    });
     this.passDuration = new Histogram({
       name: `${PREFIX}monitor_pass_duration_seconds`,
       help: 'Duration of one monitor pass (evaluation, zones, tainting).',
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
-    this.masterDisruption = new Gauge({ name: `${PREFIX}master_disruption`, help: '1 while every zone is FullDisruption and tainting is stopped.', registers });
-    this.breakerTrips = new Counter({ name: `${PREFIX}circuit_breaker_trips_total`, help: 'Passes abandoned because a live lease check disagreed with the cache or failed.', registers });
-    this.breakerHolding = new Gauge({ name: `${PREFIX}circuit_breaker_holding`, help: '1 while the lease circuit breaker holds node health evaluation.', registers });
+    this.masterDisruption = new Gauge({
+      name: `${PREFIX}master_disruption`,
+      help: '1 while every zone is FullDisruption and tainting is stopped.',
+      registers,
+    });
+    this.breakerTrips = new Counter({
+      name: `${PREFIX}circuit_breaker_trips_total`,
+      help: 'Passes abandoned because a live lease check disagreed with the cache or failed.',
+      registers,
+    });
+    this.breakerHolding = new Gauge({
+      name: `${PREFIX}circuit_breaker_holding`,
+      help: '1 while the lease circuit breaker holds node health evaluation.',
+      registers,
+    });
   }
 
   /** Zone gauges for one pass; zones no longer present lose their series. */

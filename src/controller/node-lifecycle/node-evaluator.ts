@@ -60,8 +60,15 @@ export function judgeCached(deps: EvaluatorDeps, prev: NodeHealth | undefined, n
   const now = deps.clock.monotonic();
   const lease = deps.leases.get(leaseKey(NODE_LEASE_NAMESPACE, node.metadata.name));
   const obs = observeNode(prev, node, lease, now, deps.config);
-  const base = { kind: 'judged' as const, node, health: obs.health, observed: obs.observed, gracePeriodMs: obs.gracePeriodMs };
-  if (!isExpired(obs.health, obs.gracePeriodMs, now)) return { ...base, current: readyCondition(node), write: undefined };
+  const base = {
+    kind: 'judged' as const,
+    node,
+    health: obs.health,
+    observed: obs.observed,
+    gracePeriodMs: obs.gracePeriodMs,
+  };
+  if (!isExpired(obs.health, obs.gracePeriodMs, now))
+    return { ...base, current: readyCondition(node), write: undefined };
   const mark = markUnknown(node, deps.clock.now());
   const markedReady = mark.conditions.find((c) => c.type === 'Ready');
   return { ...base, current: markedReady, write: mark.changed ? mark.conditions : undefined };
@@ -74,7 +81,11 @@ export async function confirmMark(deps: EvaluatorDeps, j: Judged): Promise<Verdi
 }
 
 /** Check B: the live lease must be the one recorded, or gone; anything else pauses judgement. */
-async function checkLiveLease(deps: EvaluatorDeps, name: string, recorded: Lease | undefined): Promise<ShortCircuit | undefined> {
+async function checkLiveLease(
+  deps: EvaluatorDeps,
+  name: string,
+  recorded: Lease | undefined,
+): Promise<ShortCircuit | undefined> {
   const recordedRv = recorded?.metadata.resourceVersion ?? '';
   let live: Lease;
   try {
@@ -89,7 +100,12 @@ async function checkLiveLease(deps: EvaluatorDeps, name: string, recorded: Lease
   const error = new Error(
     `lease ${NODE_LEASE_NAMESPACE}/${name} is at resourceVersion ${live.metadata.resourceVersion} live but ${recordedRv || '(none)'} in the cache`,
   );
-  return { kind: 'short-circuit', node: name, error, stale: { cachedRv: recordedRv, liveRv: live.metadata.resourceVersion } };
+  return {
+    kind: 'short-circuit',
+    node: name,
+    error,
+    stale: { cachedRv: recordedRv, liveRv: live.metadata.resourceVersion },
+  };
 }
 
 export type Settled = Judged | ShortCircuit | { kind: 'skipped'; node: string; error: unknown };
@@ -117,8 +133,15 @@ export async function settleNode(deps: EvaluatorDeps, verdict: Judged): Promise<
     const j = v as Judged;
     if (!j.write) return j;
     try {
-      const written = await deps.client.nodes.updateStatus({ ...j.node, status: { ...j.node.status, conditions: j.write } });
-      const health: NodeHealth = { ...j.health, status: written.status, readyTransitionTimestamp: deps.clock.monotonic() };
+      const written = await deps.client.nodes.updateStatus({
+        ...j.node,
+        status: { ...j.node.status, conditions: j.write },
+      });
+      const health: NodeHealth = {
+        ...j.health,
+        status: written.status,
+        readyTransitionTimestamp: deps.clock.monotonic(),
+      };
       return { ...j, node: written, health, write: undefined, marked: true };
     } catch (err) {
       lastError = err;

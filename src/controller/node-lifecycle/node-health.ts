@@ -105,7 +105,13 @@ export function markUnknown(node: Node, nowWallMs: number): { conditions: NodeCo
   const conditions = (node.status.conditions ?? []).map((c) => {
     if (c.status === 'Unknown') return c;
     changed = true;
-    return { ...c, status: 'Unknown' as const, reason: REASON_UNKNOWN, message: MESSAGE_UNKNOWN, lastTransitionTime: at };
+    return {
+      ...c,
+      status: 'Unknown' as const,
+      reason: REASON_UNKNOWN,
+      message: MESSAGE_UNKNOWN,
+      lastTransitionTime: at,
+    };
   });
   for (const type of MARKED_CONDITION_TYPES) {
     if (conditions.some((c) => c.type === type)) continue;

@@ -12,7 +12,15 @@ import { ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
 import { ZoneBook, type DisruptionOutcome } from './disruption.js';
 import { CONTROLLER_OBJECT, EventRecorder } from './events.js';
 import { NodeLifecycleMetrics } from './metrics.js';
-import { confirmMark, judgeCached, settleNode, type EvaluatorDeps, type Judged, type ShortCircuit, type Verdict } from './node-evaluator.js';
+import {
+  confirmMark,
+  judgeCached,
+  settleNode,
+  type EvaluatorDeps,
+  type Judged,
+  type ShortCircuit,
+  type Verdict,
+} from './node-evaluator.js';
 import type { NodeHealth } from './node-health.js';
 import { KnownNodes } from './known-nodes.js';
 import { mapLimit } from './map-limit.js';
@@ -38,8 +46,22 @@ export interface NodeLifecycleControllerDeps {
 export interface ControllerSnapshot {
   masterDisruption: boolean;
   /** `queued`: the first SNAPSHOT_QUEUE_LIMIT names waiting for a NoExecute taint, in order; `queueLength`: all. */
-  zones: Array<{ zone: string; state: ZoneState; evictionRate: number; nodes: number; notReady: number; queued: string[]; queueLength: number }>;
-  breaker: { enabled: boolean; holding: boolean; trips: number; lastError?: string; pending: Array<{ resource: string; writtenRv: string; cachedRv: string }> };
+  zones: Array<{
+    zone: string;
+    state: ZoneState;
+    evictionRate: number;
+    nodes: number;
+    notReady: number;
+    queued: string[];
+    queueLength: number;
+  }>;
+  breaker: {
+    enabled: boolean;
+    holding: boolean;
+    trips: number;
+    lastError?: string;
+    pending: Array<{ resource: string; writtenRv: string; cachedRv: string }>;
+  };
   healthRecords: number;
   passes: number;
 }
@@ -77,12 +99,33 @@ export class NodeLifecycleController {
   constructor(deps: NodeLifecycleControllerDeps) {
     this.#d = deps;
     this.#cfg = deps.config;
-    this.#consistency = deps.config.leaseCircuitBreaker ? new ConsistencyStore({ leases: deps.leases }) : noopConsistencyStore;
-    this.#evalDeps = { client: deps.client, leases: deps.leases, clock: deps.clock, config: deps.config, consistency: this.#consistency };
+    this.#consistency = deps.config.leaseCircuitBreaker
+      ? new ConsistencyStore({ leases: deps.leases })
+      : noopConsistencyStore;
+    this.#evalDeps = {
+      client: deps.client,
+      leases: deps.leases,
+      clock: deps.clock,
+      config: deps.config,
+      consistency: this.#consistency,
+    };
     this.#zones = new ZoneBook(deps.config, deps.clock);
-    this.#events = new EventRecorder({ client: deps.client, clock: deps.clock, log: deps.log, ...(deps.identity === undefined ? {} : { host: deps.identity }) });
+    this.#events = new EventRecorder({
+      client: deps.client,
+      clock: deps.clock,
+      log: deps.log,
+      ...(deps.identity === undefined ? {} : { host: deps.identity }),
+    });
     this.#metrics = new NodeLifecycleMetrics(deps.metrics);
-    this.#taints = new TaintReconciler({ client: deps.client, nodes: deps.nodes, clock: deps.clock, log: deps.log, zones: this.#zones, events: this.#events, metrics: this.#metrics });
+    this.#taints = new TaintReconciler({
+      client: deps.client,
+      nodes: deps.nodes,
+      clock: deps.clock,
+      log: deps.log,
+      zones: this.#zones,
+      events: this.#events,
+      metrics: this.#metrics,
+    });
     this.#zoneObjects = new ZoneObjectSync({ client: deps.client, log: deps.log });
     this.#pause = new PauseDetector(deps.config.nodeMonitorPeriodMs, deps.config.nodeMonitorGracePeriodMs);
   }
@@ -138,9 +181,23 @@ export class NodeLifecycleController {
     const counts = new Map(this.#lastCounts.map((c) => [c.zone, c]));
     const zones = this.#zones.states().map(([zone, state]) => {
       const zq = this.#zones.queues().find(([z]) => z === zone)?.[1];
-      return { zone, state, evictionRate: this.#zones.rate(zone), nodes: counts.get(zone)?.nodes ?? 0, notReady: counts.get(zone)?.notReady ?? 0, queued: zq ? zq.queue.values().slice(0, SNAPSHOT_QUEUE_LIMIT) : [], queueLength: zq ? zq.queue.size() : 0 };
+      return {
+        zone,
+        state,
+        evictionRate: this.#zones.rate(zone),
+        nodes: counts.get(zone)?.nodes ?? 0,
+        notReady: counts.get(zone)?.notReady ?? 0,
+        queued: zq ? zq.queue.values().slice(0, SNAPSHOT_QUEUE_LIMIT) : [],
+        queueLength: zq ? zq.queue.size() : 0,
+      };
     });
-    const breaker = { enabled: this.#cfg.leaseCircuitBreaker, holding: this.#holding, trips: this.#trips, pending: this.#consistency.pending(), ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }) };
+    const breaker = {
+      enabled: this.#cfg.leaseCircuitBreaker,
+      holding: this.#holding,
+      trips: this.#trips,
+      pending: this.#consistency.pending(),
+      ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
+    };
     let healthRecords = 0;
     for (const rec of this.#nodes.values()) if (rec.health !== undefined) healthRecords++;
     return { masterDisruption: this.#zones.inMasterDisruption(), zones, breaker, healthRecords, passes: this.#passes };
@@ -176,7 +233,12 @@ export class NodeLifecycleController {
       const notReady = this.#consistency.ensureReady();
       if (notReady) return this.#abandon({ kind: 'short-circuit', node: first.metadata.name, error: notReady });
     }
-    const { recs, marks } = this.#nodes.judge(nodes, this.#d.leases.sortedView?.() ?? this.#d.leases.list(), now, this.#cfg);
+    const { recs, marks } = this.#nodes.judge(
+      nodes,
+      this.#d.leases.sortedView?.() ?? this.#d.leases.list(),
+      now,
+      this.#cfg,
+    );
     if (marks.length === 0) {
       // The steady state: nothing to confirm or write, so no await before the taint plans are made.
       this.#classify(nodes, recs);
@@ -184,11 +246,16 @@ export class NodeLifecycleController {
     }
     const owned = (nodes = nodes.slice());
     let tripped: ShortCircuit | undefined;
-    const verdicts = await mapLimit(marks, this.#cfg.nodeWorkers, async (i): Promise<Verdict> => {
-      const v = await confirmMark(this.#evalDeps, judgeCached(this.#evalDeps, recs[i]?.health, owned[i] as Node));
-      if (v.kind === 'short-circuit') tripped ??= v;
-      return v;
-    }, () => tripped !== undefined);
+    const verdicts = await mapLimit(
+      marks,
+      this.#cfg.nodeWorkers,
+      async (i): Promise<Verdict> => {
+        const v = await confirmMark(this.#evalDeps, judgeCached(this.#evalDeps, recs[i]?.health, owned[i] as Node));
+        if (v.kind === 'short-circuit') tripped ??= v;
+        return v;
+      },
+      () => tripped !== undefined,
+    );
     if (tripped) return this.#abandon(tripped);
     this.#classify(owned, recs);
     const settled = await mapLimit(verdicts as Judged[], this.#cfg.nodeWorkers, (v) => settleNode(this.#evalDeps, v));
@@ -203,7 +270,10 @@ export class NodeLifecycleController {
         if (s.marked) this.#taints.remember(s.node);
       } else if (s.kind === 'skipped') {
         rec.passSkipped = true;
-        this.#d.log.warn({ err: s.error, node: s.node }, 'could not update node health; skipping the node for this pass');
+        this.#d.log.warn(
+          { err: s.error, node: s.node },
+          'could not update node health; skipping the node for this pass',
+        );
       } else tripped ??= s;
     });
     if (tripped) return this.#abandon(tripped);
@@ -211,12 +281,17 @@ export class NodeLifecycleController {
   }
 
   /** Zones and limiters, then taints (DECISIONS 5). Synchronous until the taint plans are made: `nodes` may be the cache's own array. */
-  async #afterJudgement(nodes: readonly Node[], recs: readonly NodeRecord[], written: ReadonlyMap<number, Judged>): Promise<void> {
+  async #afterJudgement(
+    nodes: readonly Node[],
+    recs: readonly NodeRecord[],
+    written: ReadonlyMap<number, Judged>,
+  ): Promise<void> {
     this.#holding = false;
     this.#metrics.breakerHolding.set(0);
     const now = this.#d.clock.monotonic();
     const { readyByZone, unsettled } = this.#nodes.tally(nodes, recs, (rec, node, i) => {
-      if (rec.ready !== rec.passStatus) announceReadyChange(this.#events, rec, node, rec.passCurrent, written.get(i), now);
+      if (rec.ready !== rec.passStatus)
+        announceReadyChange(this.#events, rec, node, rec.passCurrent, written.get(i), now);
       if (rec.lease !== rec.leaseChecked) this.#checkLease(rec, node);
     });
     const outcome = this.#zones.handleTallies(readyByZone);
@@ -224,18 +299,31 @@ export class NodeLifecycleController {
     announceZones(this.#events, this.#d.log, outcome);
     if (outcome.transition === 'exit') {
       // Every node gets a fresh grace: the outage may have been ours. Only existing records (#141572).
-      for (const rec of this.#nodes.values()) if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
+      for (const rec of this.#nodes.values())
+        if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
     }
     const master = this.#zones.inMasterDisruption();
-    await mapLimit(this.#taintPlans(nodes, recs, master ? undefined : unsettled, master), this.#cfg.nodeWorkers, (p) => this.#taints.apply(p));
+    await mapLimit(this.#taintPlans(nodes, recs, master ? undefined : unsettled, master), this.#cfg.nodeWorkers, (p) =>
+      this.#taints.apply(p),
+    );
     await this.#taints.tainterPass();
     this.#lastCounts = outcome.counts;
     this.#metrics.setZones(outcome.counts);
     this.#metrics.masterDisruption.set(master ? 1 : 0);
-    this.#lastZones = new Map(outcome.counts.map((c): [string, DesiredZone] => [zoneObjectName(c.zone), {
-      status: { state: this.#zones.state(c.zone) ?? 'Initial', nodes: c.nodes, notReady: c.notReady, evictionRate: this.#zones.rate(c.zone) },
-      annotations: master ? { [ANNOTATION_MASTER_DISRUPTION]: 'true' } : ({} as Record<string, string>),
-    }]));
+    this.#lastZones = new Map(
+      outcome.counts.map((c): [string, DesiredZone] => [
+        zoneObjectName(c.zone),
+        {
+          status: {
+            state: this.#zones.state(c.zone) ?? 'Initial',
+            nodes: c.nodes,
+            notReady: c.notReady,
+            evictionRate: this.#zones.rate(c.zone),
+          },
+          annotations: master ? { [ANNOTATION_MASTER_DISRUPTION]: 'true' } : ({} as Record<string, string>),
+        },
+      ]),
+    );
     await this.#zoneObjects.sync(this.#lastZones);
   }
 
@@ -254,7 +342,12 @@ export class NodeLifecycleController {
    * whose copy was already found clean is skipped: its reconcile would only `forget` it from a queue it cannot
    * be in (only this node's own reconcile queues it).
    */
-  #taintPlans(nodes: readonly Node[], recs: readonly NodeRecord[], only: readonly number[] | undefined, master: boolean): TaintPlan[] {
+  #taintPlans(
+    nodes: readonly Node[],
+    recs: readonly NodeRecord[],
+    only: readonly number[] | undefined,
+    master: boolean,
+  ): TaintPlan[] {
     const plans: TaintPlan[] = [];
     const count = only === undefined ? nodes.length : only.length;
     for (let k = 0; k < count; k++) {
@@ -272,7 +365,10 @@ export class NodeLifecycleController {
 
   /** DECISIONS 4: nothing of the pass is kept; say why, once, and show it on every Zone object. */
   async #abandon(sc: ShortCircuit): Promise<void> {
-    this.#d.log.warn({ node: sc.node, err: sc.error }, 'Update health of Node from Controller error, Skipping - no pods will be evicted');
+    this.#d.log.warn(
+      { node: sc.node, err: sc.error },
+      'Update health of Node from Controller error, Skipping - no pods will be evicted',
+    );
     this.#holding = true;
     this.#lastError = sc.error.message;
     this.#metrics.breakerHolding.set(1);
@@ -282,11 +378,20 @@ export class NodeLifecycleController {
     }
     if (sc.stale) {
       const uid = this.#nodes.get(sc.node)?.uid;
-      this.#events.emit({ kind: 'Node', name: sc.node, ...(uid ? { uid } : {}) }, 'Warning', 'LeaseCacheStale',
-        `Lease cache is stale for node ${sc.node}: cached resourceVersion ${sc.stale.cachedRv || '(none)'}, live resourceVersion ${sc.stale.liveRv}; no node is judged until the cache catches up`);
+      this.#events.emit(
+        { kind: 'Node', name: sc.node, ...(uid ? { uid } : {}) },
+        'Warning',
+        'LeaseCacheStale',
+        `Lease cache is stale for node ${sc.node}: cached resourceVersion ${sc.stale.cachedRv || '(none)'}, live resourceVersion ${sc.stale.liveRv}; no node is judged until the cache catches up`,
+      );
     }
     const note = `holding: ${sc.error.message}`.slice(0, 1000);
-    const desired = new Map([...this.#lastZones].map(([name, z]) => [name, { status: z.status, annotations: { ...z.annotations, [ANNOTATION_CIRCUIT_BREAKER]: note } }]));
+    const desired = new Map(
+      [...this.#lastZones].map(([name, z]) => [
+        name,
+        { status: z.status, annotations: { ...z.annotations, [ANNOTATION_CIRCUIT_BREAKER]: note } },
+      ]),
+    );
     await this.#zoneObjects.sync(desired);
   }
 
@@ -294,7 +399,12 @@ export class NodeLifecycleController {
   #classify(nodes: readonly Node[], recs: NodeRecord[]): void {
     const { added, removed, moved } = this.#nodes.register(nodes, recs);
     for (const rec of added) {
-      this.#events.emit({ kind: 'Node', name: rec.name, uid: rec.uid }, 'Normal', 'RegisteredNode', `Node ${rec.name} event: Registered Node ${rec.name} in Controller`);
+      this.#events.emit(
+        { kind: 'Node', name: rec.name, uid: rec.uid },
+        'Normal',
+        'RegisteredNode',
+        `Node ${rec.name} event: Registered Node ${rec.name} in Controller`,
+      );
       this.#zones.queueFor(rec.zone);
     }
     for (const { rec, from } of moved) {
@@ -302,20 +412,31 @@ export class NodeLifecycleController {
       this.#zones.queueFor(rec.zone);
     }
     for (const { name, uid, zone } of removed) {
-      this.#events.emit({ kind: 'Node', name, uid }, 'Normal', 'RemovingNode', `Node ${name} event: Removing Node ${name} from Controller`);
+      this.#events.emit(
+        { kind: 'Node', name, uid },
+        'Normal',
+        'RemovingNode',
+        `Node ${name} event: Removing Node ${name} from Controller`,
+      );
       this.#zones.forget(zone, name);
       this.#leaseWarned.delete(name);
       this.#taints.forget(name);
     }
     // Only this pass's membership or zone changes can leave a queue without nodes.
-    if (added.length + moved.length + removed.length > 0) this.#zones.retainQueues(new Set([...this.#nodes.values()].map((r) => r.zone)));
+    if (added.length + moved.length + removed.length > 0)
+      this.#zones.retainQueues(new Set([...this.#nodes.values()].map((r) => r.zone)));
   }
 
   #freshGrace(now: number, gapMs: number): void {
-    for (const rec of this.#nodes.values()) if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
+    for (const rec of this.#nodes.values())
+      if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
     const secs = Math.floor(gapMs / 1000);
     this.#d.log.warn({ gapMs }, 'node lifecycle controller was paused; giving every node a fresh grace period');
-    this.#events.emit(CONTROLLER_OBJECT, 'Warning', 'ControllerPaused',
-      `Node lifecycle controller did not run for ${secs}s (more than one monitor period plus the grace period); every node gets a fresh grace period instead of being judged on silence the controller did not watch`);
+    this.#events.emit(
+      CONTROLLER_OBJECT,
+      'Warning',
+      'ControllerPaused',
+      `Node lifecycle controller did not run for ${secs}s (more than one monitor period plus the grace period); every node gets a fresh grace period instead of being judged on silence the controller did not watch`,
+    );
   }
 }

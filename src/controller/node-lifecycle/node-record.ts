@@ -96,12 +96,21 @@ export function deriveLabels(rec: NodeRecord, node: Node, intern: (zone: string)
  * Returns true when the node is past its grace and a mark would change something: only those go through the
  * async write path.
  */
-export function judgeStaged(rec: NodeRecord, node: Node, lease: Lease | undefined, now: number, timings: HealthTimings): boolean {
+export function judgeStaged(
+  rec: NodeRecord,
+  node: Node,
+  lease: Lease | undefined,
+  now: number,
+  timings: HealthTimings,
+): boolean {
   const prev = rec.health;
   let probe: number;
   let ready: NodeCondition | undefined;
   rec.passSkipped = false;
-  if (prev !== undefined && (node === rec.node || (rec.nodeRv !== '' && node.metadata.resourceVersion === rec.nodeRv))) {
+  if (
+    prev !== undefined &&
+    (node === rec.node || (rec.nodeRv !== '' && node.metadata.resourceVersion === rec.nodeRv))
+  ) {
     ready = rec.readyCond;
     rec.passStatus = rec.readyStatus;
     if (lease === rec.lease || lease === undefined) {
@@ -111,7 +120,8 @@ export function judgeStaged(rec: NodeRecord, node: Node, lease: Lease | undefine
       // observeLease without the new object: any renewTime inequality is a renewal (DECISIONS 1).
       rec.passKind = 'lease';
       rec.passLease = lease;
-      probe = rec.passProbe = prev.lease === undefined || prev.lease.spec.renewTime !== lease.spec.renewTime ? now : prev.probeTimestamp;
+      probe = rec.passProbe =
+        prev.lease === undefined || prev.lease.spec.renewTime !== lease.spec.renewTime ? now : prev.probeTimestamp;
     }
   } else {
     const health = (rec.passHealth = observeNode(prev, node, lease, now, timings).health);

@@ -36,7 +36,12 @@ export function announceReadyChange(
       : `Node ${name} status is now: NodeNotReady (Ready ${ready}${current?.reason ? `, reason ${current.reason}` : ''})`;
     events.emit({ kind: 'Node', name, uid: node.metadata.uid }, 'Warning', 'NodeNotReady', message);
   } else if (before !== undefined && before !== 'True' && ready === 'True') {
-    events.emit({ kind: 'Node', name, uid: node.metadata.uid }, 'Normal', 'NodeReady', `Node ${name} status is now: NodeReady`);
+    events.emit(
+      { kind: 'Node', name, uid: node.metadata.uid },
+      'Normal',
+      'NodeReady',
+      `Node ${name} status is now: NodeReady`,
+    );
   }
 }
 
@@ -69,14 +74,21 @@ export function announceLeaseProblems(
 export function announceZones(events: EventRecorder, log: Logger, outcome: DisruptionOutcome): void {
   for (const c of outcome.changes) {
     if (c.from === 'Initial' && c.to === 'Normal') continue;
-    events.emit({ kind: 'Zone', name: c.zone === '' ? 'default' : c.zone }, c.to === 'Normal' ? 'Normal' : 'Warning', 'ZoneStateChanged', zoneMessage(c));
+    events.emit(
+      { kind: 'Zone', name: c.zone === '' ? 'default' : c.zone },
+      c.to === 'Normal' ? 'Normal' : 'Warning',
+      'ZoneStateChanged',
+      zoneMessage(c),
+    );
   }
   if (outcome.transition === 'enter') {
-    const message = 'Every zone is FullDisruption: entering master disruption mode; all NoExecute taints lifted and tainting stopped (the outage is most likely on the controller side)';
+    const message =
+      'Every zone is FullDisruption: entering master disruption mode; all NoExecute taints lifted and tainting stopped (the outage is most likely on the controller side)';
     log.warn(message);
     events.emit(CONTROLLER_OBJECT, 'Warning', 'MasterDisruption', message);
   } else if (outcome.transition === 'exit') {
-    const message = 'A zone is no longer FullDisruption: leaving master disruption mode; every node gets a fresh grace period and tainting resumes with drained rate limiters';
+    const message =
+      'A zone is no longer FullDisruption: leaving master disruption mode; every node gets a fresh grace period and tainting resumes with drained rate limiters';
     log.warn(message);
     events.emit(CONTROLLER_OBJECT, 'Warning', 'MasterDisruption', message);
   }

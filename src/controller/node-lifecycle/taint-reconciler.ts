@@ -52,7 +52,8 @@ function desiredTaints(plan: TaintPlan, taints: readonly Taint[], node: Node): T
   const now = plan.nowWallMs;
   let next = reconcileNoSchedule(taints, desiredNoScheduleKeys(node.status.conditions, node.spec.unschedulable), now);
   if (plan.healthy) next = swapTaints(next, [], [UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE], now);
-  else if (plan.noExecute && hasTaint(next, plan.noExecute.other)) next = swapTaints(next, [plan.noExecute.want], [plan.noExecute.other], now);
+  else if (plan.noExecute && hasTaint(next, plan.noExecute.other))
+    next = swapTaints(next, [plan.noExecute.want], [plan.noExecute.other], now);
   return next;
 }
 
@@ -142,7 +143,14 @@ export class TaintReconciler {
       if (hasTaint(taints, m.other)) swapTo = taintName(m.want);
       else this.#d.zones.ensurePending(zone, name, node.metadata.uid);
     }
-    const plan: TaintPlan = { node, zone, healthy: master || current?.status === 'True', noExecute: m, swapTo, nowWallMs: this.#d.clock.now() };
+    const plan: TaintPlan = {
+      node,
+      zone,
+      healthy: master || current?.status === 'True',
+      noExecute: m,
+      swapTo,
+      nowWallMs: this.#d.clock.now(),
+    };
     if (swapTo === undefined && sameTaints(taints, desiredTaints(plan, taints, node))) return undefined;
     return plan;
   }
@@ -158,7 +166,12 @@ export class TaintReconciler {
     }
     if (res.node && res.node !== node) this.remember(res.node);
     if (swapTo) {
-      this.#d.events.emit({ kind: 'Node', name, uid: node.metadata.uid }, 'Warning', 'NodeTainted', `Node ${name} tainted ${swapTo} (instant swap, zone ${zone || 'default'})`);
+      this.#d.events.emit(
+        { kind: 'Node', name, uid: node.metadata.uid },
+        'Warning',
+        'NodeTainted',
+        `Node ${name} tainted ${swapTo} (instant swap, zone ${zone || 'default'})`,
+      );
     }
   }
 

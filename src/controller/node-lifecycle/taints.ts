@@ -30,7 +30,10 @@ export function hasTaint(taints: readonly Taint[] | undefined, t: Pick<Taint, 'k
 }
 
 /** The NoSchedule taints the node's conditions and spec.unschedulable call for (`doNoScheduleTaintingPass`). */
-export function desiredNoScheduleKeys(conditions: readonly NodeCondition[] | undefined, unschedulable: boolean | undefined): string[] {
+export function desiredNoScheduleKeys(
+  conditions: readonly NodeCondition[] | undefined,
+  unschedulable: boolean | undefined,
+): string[] {
   const keys = new Set<string>();
   for (const c of conditions ?? []) {
     for (const m of CONDITION_TAINTS) if (m.type === c.type && m.status === c.status) keys.add(m.key);
@@ -47,15 +50,22 @@ export function reconcileNoSchedule(taints: readonly Taint[], keys: readonly str
   const want = new Set(keys);
   const out = taints.filter((t) => t.effect !== 'NoSchedule' || !OWNED_NO_SCHEDULE_KEYS.has(t.key) || want.has(t.key));
   for (const key of keys) {
-    if (!hasTaint(out, { key, effect: 'NoSchedule' })) out.push({ key, effect: 'NoSchedule', timeAdded: formatTime(nowWallMs) });
+    if (!hasTaint(out, { key, effect: 'NoSchedule' }))
+      out.push({ key, effect: 'NoSchedule', timeAdded: formatTime(nowWallMs) });
   }
   return out;
 }
 
 /** `SwapNodeControllerTaint` on a list: adds `add` (timeAdded = now) unless present, drops every `remove`. */
-export function swapTaints(taints: readonly Taint[], add: readonly Taint[], remove: readonly Taint[], nowWallMs: number): Taint[] {
+export function swapTaints(
+  taints: readonly Taint[],
+  add: readonly Taint[],
+  remove: readonly Taint[],
+  nowWallMs: number,
+): Taint[] {
   const out = taints.filter((t) => !remove.some((r) => r.key === t.key && r.effect === t.effect));
-  for (const a of add) if (!hasTaint(out, a)) out.push({ key: a.key, effect: a.effect, timeAdded: formatTime(nowWallMs) });
+  for (const a of add)
+    if (!hasTaint(out, a)) out.push({ key: a.key, effect: a.effect, timeAdded: formatTime(nowWallMs) });
   return out;
 }
 

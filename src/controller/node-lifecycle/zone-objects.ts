@@ -14,7 +14,8 @@ export interface DesiredZone {
 function sameDesired(a: DesiredZone, b: DesiredZone): boolean {
   const s = a.status;
   const t = b.status;
-  if (s.state !== t.state || s.nodes !== t.nodes || s.notReady !== t.notReady || s.evictionRate !== t.evictionRate) return false;
+  if (s.state !== t.state || s.nodes !== t.nodes || s.notReady !== t.notReady || s.evictionRate !== t.evictionRate)
+    return false;
   const ka = Object.keys(a.annotations).sort();
   const kb = Object.keys(b.annotations).sort();
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a.annotations[k] === b.annotations[k]);
@@ -113,5 +114,4 @@ export class ZoneObjectSync {
       return this.#client.zones.update(body(live));
     }
   }
-
 }

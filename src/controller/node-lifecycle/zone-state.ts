@@ -36,10 +36,15 @@ export function computeZoneState(
 }
 
 /** `ComputeZoneState` from the counts (what the monitor pass tallies, without a list of conditions per zone). */
-export function zoneStateOf(ready: number, notReady: number, unhealthyZoneThreshold: number): Exclude<ZoneState, 'Initial'> {
+export function zoneStateOf(
+  ready: number,
+  notReady: number,
+  unhealthyZoneThreshold: number,
+): Exclude<ZoneState, 'Initial'> {
   if (ready === 0 && notReady > 0) return 'FullDisruption';
   const notReadyRatio = float32Ratio(notReady, ready + notReady);
-  if (notReady > MIN_NOT_READY_FOR_PARTIAL && notReadyRatio >= Math.fround(unhealthyZoneThreshold)) return 'PartialDisruption';
+  if (notReady > MIN_NOT_READY_FOR_PARTIAL && notReadyRatio >= Math.fround(unhealthyZoneThreshold))
+    return 'PartialDisruption';
   return 'Normal';
 }
 

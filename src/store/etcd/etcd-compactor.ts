@@ -41,7 +41,10 @@ export async function runCompactor(
  * The newest sample taken at or before `cutoff` (removing it and older ones), or undefined when none is that
  * old yet. Exported for tests.
  */
-export function pickCompactionRevision(samples: { at: number; revision: number }[], cutoff: number): number | undefined {
+export function pickCompactionRevision(
+  samples: { at: number; revision: number }[],
+  cutoff: number,
+): number | undefined {
   let due: number | undefined;
   while (samples.length > 0 && samples[0]!.at <= cutoff) due = samples.shift()!.revision;
   return due;

@@ -4,7 +4,15 @@ import { AlreadyExistsError, ConflictError, NotFoundError, ServiceUnavailableErr
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
-import { decodeKv, decodeObject, encodeObject, EtcdKeys, nameOfKey, prefixRangeEnd, storageError } from './etcd-codec.js';
+import {
+  decodeKv,
+  decodeObject,
+  encodeObject,
+  EtcdKeys,
+  nameOfKey,
+  prefixRangeEnd,
+  storageError,
+} from './etcd-codec.js';
 import { runCompactor } from './etcd-compactor.js';
 import { etcdWatch } from './etcd-watch.js';
 
@@ -79,7 +87,11 @@ export class EtcdStore implements Store {
       retentionMs: Math.max(this.#options.historyRetentionMs ?? MIN_RETENTION_MS, MIN_RETENTION_MS),
     };
     const target = { currentRevision: () => this.currentRevision(), compact: (r: number) => this.compact(r) };
-    this.#compactionLoop = runCompactor({ clock: this.#clock, log: this.#log, target }, config, this.#stopCompaction.signal);
+    this.#compactionLoop = runCompactor(
+      { clock: this.#clock, log: this.#log, target },
+      config,
+      this.#stopCompaction.signal,
+    );
   }
 
   async get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]> {
@@ -89,7 +101,10 @@ export class EtcdStore implements Store {
     return decodeKv<ResourceTypes[R]>(kv);
   }
 
-  async list<R extends Resource>(resource: R, options: { prefix?: string } = {}): Promise<ListResult<ResourceTypes[R]>> {
+  async list<R extends Resource>(
+    resource: R,
+    options: { prefix?: string } = {},
+  ): Promise<ListResult<ResourceTypes[R]>> {
     const start = Buffer.from(this.#keys.kind(resource) + (options.prefix ?? ''));
     // One range read: its items and its header revision come from the same snapshot. etcd sorts by key.
     const res = await this.#call(() => this.#client.kv.range({ key: start, range_end: prefixRangeEnd(start) }));
@@ -107,7 +122,11 @@ export class EtcdStore implements Store {
     return withRevision(obj, res.header.revision);
   }
 
-  async update<R extends Resource>(resource: R, obj: ResourceTypes[R], expectedResourceVersion: string): Promise<ResourceTypes[R]> {
+  async update<R extends Resource>(
+    resource: R,
+    obj: ResourceTypes[R],
+    expectedResourceVersion: string,
+  ): Promise<ResourceTypes[R]> {
     const key = this.#keys.object(resource, keyOf(resource, obj));
     const expected = /^\d+$/.test(expectedResourceVersion) ? expectedResourceVersion : '-1';
     const res = await this.#txn(
@@ -123,7 +142,11 @@ export class EtcdStore implements Store {
     return withRevision(obj, res.header.revision);
   }
 
-  async delete<R extends Resource>(resource: R, key: string, options: { expectedResourceVersion?: string } = {}): Promise<ResourceTypes[R]> {
+  async delete<R extends Resource>(
+    resource: R,
+    key: string,
+    options: { expectedResourceVersion?: string } = {},
+  ): Promise<ResourceTypes[R]> {
     const k = this.#keys.object(resource, key);
     const expected = options.expectedResourceVersion;
     const compare =
@@ -131,9 +154,18 @@ export class EtcdStore implements Store {
         ? [{ key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 }]
         : [
             { key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 },
-            { key: k, target: 'Mod' as const, result: 'Equal' as const, mod_revision: /^\d+$/.test(expected) ? expected : '-1' },
+            {
+              key: k,
+              target: 'Mod' as const,
+              result: 'Equal' as const,
+              mod_revision: /^\d+$/.test(expected) ? expected : '-1',
+            },
           ];
-    const res = await this.#txn(compare, [{ request_delete_range: { key: k, prev_kv: true } }], [{ request_range: { key: k, keys_only: true } }]);
+    const res = await this.#txn(
+      compare,
+      [{ request_delete_range: { key: k, prev_kv: true } }],
+      [{ request_range: { key: k, keys_only: true } }],
+    );
     if (!res.succeeded) throw this.#casFailure(resource, nameOfKey(resource, key), res);
     const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
     if (!prev) throw new NotFoundError(resource, nameOfKey(resource, key));
@@ -141,7 +173,11 @@ export class EtcdStore implements Store {
     return decodeObject<ResourceTypes[R]>(prev.value, res.header.revision);
   }
 
-  watch<R extends Resource>(resource: R, fromRevision: number, options: WatchOptions = {}): AsyncIterable<StoreEvent<ResourceTypes[R]>> {
+  watch<R extends Resource>(
+    resource: R,
+    fromRevision: number,
+    options: WatchOptions = {},
+  ): AsyncIterable<StoreEvent<ResourceTypes[R]>> {
     if (this.#closed) return (async function* () {})();
     const source = {
       watchClient: this.#client.watchClient,
@@ -161,7 +197,9 @@ export class EtcdStore implements Store {
   }
 
   async currentRevision(): Promise<number> {
-    const res = await this.#call(() => this.#client.kv.range({ key: Buffer.from(`${this.#keys.prefix}/`), count_only: true }));
+    const res = await this.#call(() =>
+      this.#client.kv.range({ key: Buffer.from(`${this.#keys.prefix}/`), count_only: true }),
+    );
     return Number(res.header.revision);
   }
 
@@ -204,7 +242,11 @@ export class EtcdStore implements Store {
     return exists ? new ConflictError(resource, name) : new NotFoundError(resource, name);
   }
 
-  #txn(compare: NonNullable<Parameters<Etcd3['kv']['txn']>[0]['compare']>, success: IRequestOp[], failure: IRequestOp[]): Promise<ITxnResponse> {
+  #txn(
+    compare: NonNullable<Parameters<Etcd3['kv']['txn']>[0]['compare']>,
+    success: IRequestOp[],
+    failure: IRequestOp[],
+  ): Promise<ITxnResponse> {
     return this.#call(() => this.#client.kv.txn({ compare, success, failure }));
   }
 

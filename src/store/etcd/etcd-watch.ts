@@ -107,7 +107,13 @@ export async function* etcdWatch(
     stream.on('end', () => inbox.push({ err: new Error('etcd ended the watch stream') }));
     const prefix = Buffer.from(src.keys.kind(resource));
     stream.write({
-      create_request: { key: prefix, range_end: prefixRangeEnd(prefix), start_revision: from + 1, prev_kv: true, progress_notify: true },
+      create_request: {
+        key: prefix,
+        range_end: prefixRangeEnd(prefix),
+        start_revision: from + 1,
+        prev_kv: true,
+        progress_notify: true,
+      },
     });
     yield* deliver(src, resource, from, stream, inbox, options.progressIntervalMs);
   } finally {

@@ -74,7 +74,9 @@ export function encodeSegment(records: readonly LogRecord[]): { data: Buffer; ki
 /** The records of the segment whose first revision is `first`; throws on a format this build cannot read. */
 export function decodeSegment(data: Uint8Array, first: number): DecodedRecord[] {
   if (data[0] !== FORMAT_DEFLATE_DICT_V1) {
-    throw new Error(`change-log segment at revision ${first} has format ${String(data[0])}, which this shepherd cannot read`);
+    throw new Error(
+      `change-log segment at revision ${first} has format ${String(data[0])}, which this shepherd cannot read`,
+    );
   }
   const text = inflateRawSync(data.subarray(1), { dictionary: DICTIONARY_V1 }).toString('utf8');
   return text.split('\n').map((line, i) => {
@@ -85,7 +87,8 @@ export function decodeSegment(data: Uint8Array, first: number): DecodedRecord[] 
       if (line[0] === 'F') return { revision, kind, type, json: line.slice(3) };
       const tab = line.indexOf('\t');
       const base = Number(line.slice(3, tab));
-      if (line[0] === 'D' && tab > 3 && Number.isSafeInteger(base)) return { revision, kind, type, base, patch: line.slice(tab + 1) };
+      if (line[0] === 'D' && tab > 3 && Number.isSafeInteger(base))
+        return { revision, kind, type, base, patch: line.slice(tab + 1) };
     }
     throw new Error(`change-log segment at revision ${first} is damaged (record ${i})`);
   });
@@ -144,7 +147,8 @@ export function applyPatch(baseJson: string, patch: string, revision: number): A
     }
     if (!isObject(parent)) throw new Error(`change-log delta does not fit its base at ${path.join('.')}`);
     const last = path[path.length - 1] as string;
-    if (op.length === 2) Object.defineProperty(parent, last, { value: op[1], enumerable: true, writable: true, configurable: true });
+    if (op.length === 2)
+      Object.defineProperty(parent, last, { value: op[1], enumerable: true, writable: true, configurable: true });
     else delete parent[last];
   }
   const obj = root as unknown as AnyObject;
@@ -185,7 +189,15 @@ export class DeltaBases {
    * How to log `object` (already carrying `revision`): as a delta when a recent full record of it exists and the
    * patch is less than half the size of the object, else in full. `staged` holds this batch's own full records.
    */
-  record(kind: Resource, key: string, type: ChangeType, object: AnyObject, json: string, revision: number, staged: StagedBases): LogRecord {
+  record(
+    kind: Resource,
+    key: string,
+    type: ChangeType,
+    object: AnyObject,
+    json: string,
+    revision: number,
+    staged: StagedBases,
+  ): LogRecord {
     const id = `${kind}\u0000${key}`;
     if (type === 'DELETED') {
       staged.set(id, { kind, key, full: null });
@@ -209,7 +221,6 @@ export class DeltaBases {
     }
   }
 }
-
 
 /** Segments fetched per query while replaying. */
 const SEGMENT_PAGE = 64;
@@ -262,7 +273,9 @@ export class ChangeLogReader {
     const first = this.#stmts.segmentStartFor.get(base);
     const rec = first === null || first === undefined ? undefined : this.#segment(first, decoded)?.[base - first];
     if (rec === undefined || !('json' in rec)) {
-      throw new Error(`change-log delta at revision ${of} lost its base at revision ${base}: the change log is damaged`);
+      throw new Error(
+        `change-log delta at revision ${of} lost its base at revision ${base}: the change log is damaged`,
+      );
     }
     this.#bases.set(base, rec.json);
     if (this.#bases.size > this.#capacity) {

@@ -16,14 +16,18 @@ export function openDatabase(path: string, migrationsDir?: string): Database.Dat
   try {
     db = new Database(path);
   } catch (err) {
-    throw new Error(`cannot open the database at ${path}: ${(err as Error).message} (does its directory exist and is it writable?)`, {
-      cause: err,
-    });
+    throw new Error(
+      `cannot open the database at ${path}: ${(err as Error).message} (does its directory exist and is it writable?)`,
+      {
+        cause: err,
+      },
+    );
   }
   try {
     db.pragma('busy_timeout = 5000');
     const mode = db.pragma('journal_mode = WAL', { simple: true });
-    if (mode !== 'wal') throw new Error(`cannot switch ${path} to WAL mode (got ${String(mode)}): use a local file system`);
+    if (mode !== 'wal')
+      throw new Error(`cannot switch ${path} to WAL mode (got ${String(mode)}): use a local file system`);
     db.pragma('synchronous = FULL');
     db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     migrate(db, migrationsDir);
@@ -48,7 +52,12 @@ export function checkpoint(db: Database.Database, mode: CheckpointMode): void {
  * The freed pages go to SQLite's freelist and are reused by the next inserts, so a steady load keeps the file at a
  * steady size without VACUUM.
  */
-export function compactChangeLog(db: Database.Database, stmts: Statements, revision: number, deltaWindow: number): number {
+export function compactChangeLog(
+  db: Database.Database,
+  stmts: Statements,
+  revision: number,
+  deltaWindow: number,
+): number {
   return db.transaction(() => {
     const drop = revision - deltaWindow;
     const { changes } = stmts.deleteSegmentsUpTo.run(drop, drop);

@@ -41,7 +41,8 @@ function listMigrations(dir: string): Migration[] {
   }
   found.sort((a, b) => a.version - b.version);
   found.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`migrations in ${dir} must be numbered 1, 2, 3, … without gaps (found ${m.file})`);
+    if (m.version !== i + 1)
+      throw new Error(`migrations in ${dir} must be numbered 1, 2, 3, … without gaps (found ${m.file})`);
   });
   return found;
 }

@@ -73,7 +73,12 @@ export class SqliteStore implements Store {
   readonly #recent: RecentObjects;
   readonly #bases: DeltaBases;
   readonly #deltaWindow: number;
-  readonly #readChanges: (resource: Resource, after: number, upTo: number, limit: number) => ReturnType<ChangeLogReader['changes']>;
+  readonly #readChanges: (
+    resource: Resource,
+    after: number,
+    upTo: number,
+    limit: number,
+  ) => ReturnType<ChangeLogReader['changes']>;
   #revision: number;
   #compacted: number;
   #queue: PendingWrite[] = [];
@@ -111,7 +116,8 @@ export class SqliteStore implements Store {
     let json = this.#recent.get(resource, key);
     if (json === undefined) {
       const row = this.#read(() => this.#stmts.getObject.get(resource, key));
-      if (row === undefined) throw new NotFoundError(resource, resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key);
+      if (row === undefined)
+        throw new NotFoundError(resource, resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key);
       json = row.value;
       this.#recent.set(resource, key, json);
     }
@@ -120,7 +126,10 @@ export class SqliteStore implements Store {
     return obj;
   }
 
-  async list<R extends Resource>(resource: R, options: { prefix?: string } = {}): Promise<ListResult<ResourceTypes[R]>> {
+  async list<R extends Resource>(
+    resource: R,
+    options: { prefix?: string } = {},
+  ): Promise<ListResult<ResourceTypes[R]>> {
     const prefix = options.prefix ?? '';
     // One connection and synchronous reads: nothing can commit between the rows and the revision.
     const values = this.#read(() =>
@@ -136,16 +145,30 @@ export class SqliteStore implements Store {
     return this.#enqueue({ op: 'create', resource, key: keyOf(resource, obj), obj }) as Promise<ResourceTypes[R]>;
   }
 
-  async update<R extends Resource>(resource: R, obj: ResourceTypes[R], expectedResourceVersion: string): Promise<ResourceTypes[R]> {
+  async update<R extends Resource>(
+    resource: R,
+    obj: ResourceTypes[R],
+    expectedResourceVersion: string,
+  ): Promise<ResourceTypes[R]> {
     const op: WriteOp = { op: 'update', resource, key: keyOf(resource, obj), obj, expected: expectedResourceVersion };
     return this.#enqueue(op) as Promise<ResourceTypes[R]>;
   }
 
-  async delete<R extends Resource>(resource: R, key: string, options: { expectedResourceVersion?: string } = {}): Promise<ResourceTypes[R]> {
-    return this.#enqueue({ op: 'delete', resource, key, expected: options.expectedResourceVersion }) as Promise<ResourceTypes[R]>;
+  async delete<R extends Resource>(
+    resource: R,
+    key: string,
+    options: { expectedResourceVersion?: string } = {},
+  ): Promise<ResourceTypes[R]> {
+    return this.#enqueue({ op: 'delete', resource, key, expected: options.expectedResourceVersion }) as Promise<
+      ResourceTypes[R]
+    >;
   }
 
-  watch<R extends Resource>(resource: R, fromRevision: number, options: WatchOptions = {}): AsyncIterable<StoreEvent<ResourceTypes[R]>> {
+  watch<R extends Resource>(
+    resource: R,
+    fromRevision: number,
+    options: WatchOptions = {},
+  ): AsyncIterable<StoreEvent<ResourceTypes[R]>> {
     if (this.#closed) return (async function* () {})();
     const source = {
       hub: this.#hub,
@@ -179,7 +202,8 @@ export class SqliteStore implements Store {
   compact(upToRevision?: number): number {
     this.#assertOpen();
     const cutoff = this.#clock.now() - this.#retentionMs;
-    const due = upToRevision ?? Math.min(this.#stmts.newestChangeBefore.get(cutoff) ?? 0, this.#compacted + MAX_COMPACTION_ROWS);
+    const due =
+      upToRevision ?? Math.min(this.#stmts.newestChangeBefore.get(cutoff) ?? 0, this.#compacted + MAX_COMPACTION_ROWS);
     const target = Math.min(due, this.#revision);
     if (target <= this.#compacted) return this.#compacted;
     const deleted = compactChangeLog(this.#db, this.#stmts, target, this.#deltaWindow);

@@ -49,23 +49,33 @@ export interface Statements {
 export function prepareStatements(db: Database): Statements {
   return {
     getObject: db.prepare('SELECT revision, value FROM objects WHERE kind = ? AND key = ?'),
-    getObjectRevision: db.prepare<[string, string], number>('SELECT revision FROM objects WHERE kind = ? AND key = ?').pluck(),
+    getObjectRevision: db
+      .prepare<[string, string], number>('SELECT revision FROM objects WHERE kind = ? AND key = ?')
+      .pluck(),
     insertObject: db.prepare('INSERT INTO objects (kind, key, revision, value) VALUES (?, ?, ?, ?)'),
     updateObject: db.prepare('UPDATE objects SET revision = ?, value = ? WHERE kind = ? AND key = ?'),
     deleteObject: db.prepare('DELETE FROM objects WHERE kind = ? AND key = ?'),
-    insertSegment: db.prepare('INSERT INTO change_log (first_revision, last_revision, kinds, committed_at, data) VALUES (?, ?, ?, ?, ?)'),
+    insertSegment: db.prepare(
+      'INSERT INTO change_log (first_revision, last_revision, kinds, committed_at, data) VALUES (?, ?, ?, ?, ?)',
+    ),
     setRevision: db.prepare('UPDATE meta SET revision = ? WHERE id = 1'),
     readMeta: db.prepare('SELECT revision, compacted_revision FROM meta WHERE id = 1'),
     listKind: db.prepare<[string], string>('SELECT value FROM objects WHERE kind = ? ORDER BY key').pluck(),
     listRange: db
-      .prepare<[string, string, string], string>('SELECT value FROM objects WHERE kind = ? AND key >= ? AND key < ? ORDER BY key')
+      .prepare<[string, string, string], string>(
+        'SELECT value FROM objects WHERE kind = ? AND key >= ? AND key < ? ORDER BY key',
+      )
       .pluck(),
-    segmentStartFor: db.prepare<[number], number | null>('SELECT max(first_revision) FROM change_log WHERE first_revision <= ?').pluck(),
+    segmentStartFor: db
+      .prepare<[number], number | null>('SELECT max(first_revision) FROM change_log WHERE first_revision <= ?')
+      .pluck(),
     segmentAt: db.prepare('SELECT first_revision, data FROM change_log WHERE first_revision = ?'),
     segmentsWithKind: db.prepare(
       'SELECT first_revision, data FROM change_log WHERE first_revision >= ? AND first_revision <= ? AND (kinds & ?) != 0 ORDER BY first_revision LIMIT ?',
     ),
-    newestChangeBefore: db.prepare<[number], number | null>('SELECT max(last_revision) FROM change_log WHERE committed_at < ?').pluck(),
+    newestChangeBefore: db
+      .prepare<[number], number | null>('SELECT max(last_revision) FROM change_log WHERE committed_at < ?')
+      .pluck(),
     deleteSegmentsUpTo: db.prepare('DELETE FROM change_log WHERE first_revision <= ? AND last_revision <= ?'),
     setCompacted: db.prepare('UPDATE meta SET compacted_revision = ? WHERE id = 1'),
     countSegments: db.prepare<[], number>('SELECT count(*) FROM change_log').pluck(),

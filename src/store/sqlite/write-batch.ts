@@ -82,7 +82,9 @@ export function applyBatch(ctx: BatchContext, ops: readonly WriteOp[], revision:
     revision++;
     changes.push(change.entry);
     // Past this point the write is in the transaction: anything that throws aborts the whole batch.
-    records.push(ctx.bases.record(op.resource, op.key, change.entry.type, change.object, change.entry.json, revision, staged));
+    records.push(
+      ctx.bases.record(op.resource, op.key, change.entry.type, change.object, change.entry.json, revision, staged),
+    );
     outcomes.push({ ok: true, object: change.object });
   }
   if (changes.length > 0) {
@@ -112,7 +114,11 @@ function applyOne(stmts: Statements, op: WriteOp, rev: number): { entry: ChangeE
   return { entry: new ChangeEntry(resource, type, rev, json), object };
 }
 
-function applyDelete(stmts: Statements, op: Extract<WriteOp, { op: 'delete' }>, rev: number): { entry: ChangeEntry; object: AnyObject } {
+function applyDelete(
+  stmts: Statements,
+  op: Extract<WriteOp, { op: 'delete' }>,
+  rev: number,
+): { entry: ChangeEntry; object: AnyObject } {
   const { resource, key } = op;
   const row = stmts.getObject.get(resource, key);
   if (row === undefined) throw new NotFoundError(resource, nameOf(resource, key));
