@@ -1,4 +1,4 @@
-// Benchmarks 5 and 6 (issue 8): a server starting on a database that holds 100k nodes and 100k leases:
+// Benchmarks 5 and 6 (BENCHMARKS.md): a server starting on a database that holds 100k nodes and 100k leases:
 // time from spawn to /readyz 200, and its RSS once the controller has listed and judged everything.
 //   npm run bench:cold-start -- [--nodes 100000] [--runs 3] [--rss-after 30]
 import { spawn } from 'node:child_process';

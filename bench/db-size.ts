@@ -1,5 +1,5 @@
-// Benchmark (issue 2): database size after 1M lease renewals over 1,000 leases, made flat out over HTTP so that
-// every one of them is still inside the 5-minute history the change log must keep. Prints a Markdown table.
+// Benchmark 11 (BENCHMARKS.md): database size after 1M lease renewals over 1,000 leases, made flat out over HTTP so
+// that every one of them is still inside the 5-minute history the change log must keep. Prints a Markdown table.
 //   npm run bench:db-size -- [--renewals 1000000] [--leases 1000] [--connections 50]
 // Baseline, same run: the kept history written out as plain JSON (what a log of whole objects would hold).
 import { mkdtempSync, rmSync, statSync } from 'node:fs';

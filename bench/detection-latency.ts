@@ -1,6 +1,6 @@
-// Benchmark 7 (issue 8) and the agent figure of issue 3: with default flags (grace 50 s, period 5 s), the time
-// from an agent's death (SIGKILL) to Ready=Unknown and to the NoExecute taint; and one agent's idle RSS and CPU
-// at default cadence (10 s renewals, 10 s status checks) before it is killed.
+// Benchmarks 7 and 8 (BENCHMARKS.md): with default flags (grace 50 s, period 5 s), the time from an agent's death
+// (SIGKILL) to Ready=Unknown and to the NoExecute taint; and one agent's idle RSS and CPU at default cadence (10 s
+// renewals, 10 s status checks) before it is killed.
 //   npm run bench:detection -- [--samples 3] [--idle 60] [--stagger 20]
 // A 30-node simulated fleet keeps zone-a healthy so each death is a lone failure (zone Normal, rate 0.1/s);
 // kills are staggered so the zone's token bucket (one taint per 10 s) never delays a sample.

@@ -1,4 +1,4 @@
-// Benchmark 2 (issue 8): the largest fleet one server holds at default cadence (10 s renewals) with renewal
+// Benchmark 2 (BENCHMARKS.md): the largest fleet one server holds at default cadence (10 s renewals) with renewal
 // p99 ≤ 100 ms and no node wrongly marked Unknown over the window, the simulator on the same machine.
 //   npm run bench:fleet -- [--nodes 10000,25000,50000] [--window 120] [--start-rate 800] [--settle 20]
 // Steps N up on a fresh server each time and stops at the first N that misses the target.

@@ -1,6 +1,7 @@
-// Issue 10: HTTP lease renewal (PUT /api/v1/leases/{name} with the right resourceVersion) against the real
-// server on SQLite, on etcd, and on two servers sharing one etcd (the load split between them), in one run,
-// the load of bench/renewal.ts (see renewalLoad below for why it is not lib.ts's). Prints a Markdown table for BENCHMARKS.md.
+// Benchmark 10 (BENCHMARKS.md), HTTP level: lease renewal (PUT /api/v1/leases/{name} with the right resourceVersion)
+// against the real server on SQLite, on etcd, and on two servers sharing one etcd (the load split between them), in one
+// run, the load of bench/renewal.ts (see renewalLoad below for why it is not lib.ts's). Prints a Markdown table for
+// BENCHMARKS.md.
 //   node --import tsx bench/http-renewal-etcd.ts [--etcd http://127.0.0.1:2379] [--runs 2] [--duration 10] [--connections 50] [--leases 1000]
 // Without --etcd it starts a throw-away single-member etcd (/usr/bin/etcd, fsync on: durable like SQLite).
 import { mkdtempSync, rmSync } from 'node:fs';

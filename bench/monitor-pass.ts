@@ -1,5 +1,5 @@
 /**
- * One `monitorNodeHealth()` pass of the node lifecycle controller at fleet scale, all nodes healthy (issue 4/8).
+ * One `monitorNodeHealth()` pass of the node lifecycle controller at fleet scale, all nodes healthy (benchmark 3).
  *
  *   node --import tsx bench/monitor-pass.ts [nodes...]        (default: 10000 100000)
  *   node --cpu-prof --import tsx bench/monitor-pass.ts 100000  (profile of everything, set-up included)
@@ -320,7 +320,7 @@ for (const r of results) {
 }
 const [l1, l5] = loadavg();
 console.log(
-  `\nTarget from issue 4/8: ≤ 50 ms at 100k nodes (≤ 0.5 µs/node; the 10k target is the same per-node budget).`,
+  `\nTarget (BENCHMARKS.md, 3): ≤ 50 ms at 100k nodes (≤ 0.5 µs/node; the 10k target is the same per-node budget).`,
 );
 console.log(
   `CPU = process user+system time during the pass (GC threads included): the figure to trust on a shared machine. Load average ${fmt(l1 ?? 0, 2)} / ${fmt(l5 ?? 0, 2)} on ${cpus().length} CPUs.`,

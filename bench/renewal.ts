@@ -1,4 +1,4 @@
-// Benchmark 1 (issues 2 and 8): durable lease renewals on the real server vs a no-op fastify PUT route,
+// Benchmark 1 (BENCHMARKS.md): durable lease renewals on the real server vs a no-op fastify PUT route,
 // the same load generator, same connections, in one run. Prints a Markdown table for BENCHMARKS.md.
 //   npm run bench:renewal -- [--runs 3] [--duration 10] [--connections 50] [--leases 1000]
 import { mkdtempSync, rmSync } from 'node:fs';

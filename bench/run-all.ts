@@ -1,4 +1,4 @@
-// `npm run bench`: every benchmark of issue 8 in turn, each in its own process, Markdown on stdout (progress on
+// `npm run bench`: the benchmarks of BENCHMARKS.md in turn, each in its own process, Markdown on stdout (progress on
 // stderr). Needs `npm run build` first (the servers run bin/shepherd). About 25 minutes on the 2-core machine;
 // pass names to run a subset: `npm run bench -- monitor watch`.
 import { spawnSync } from 'node:child_process';
@@ -17,7 +17,7 @@ const BENCHES: Array<{ name: string; title: string; args: string[] }> = [
   },
   {
     name: 'detection',
-    title: '7. Detection latency and agent idle cost',
+    title: '7–8. Detection latency and agent idle cost',
     args: ['--import', 'tsx', 'bench/detection-latency.ts'],
   },
   { name: 'db-size', title: '11. Database size after 1M renewals', args: ['--import', 'tsx', 'bench/db-size.ts'] },

@@ -1,4 +1,4 @@
-// Benchmark 4 (issue 8): watch fan-out. 100 watchers on /api/v1/leases?watch=true while a writer renews
+// Benchmark 4 (BENCHMARKS.md): watch fan-out. 100 watchers on /api/v1/leases?watch=true while a writer renews
 // leases at 2,000 writes/s; latency from the write to each watcher's receipt of its event.
 //   npm run bench:watch -- [--watchers 100] [--rate 2000] [--seconds 10] [--runs 3]
 // Both ends are timed on this process's clock: "sent" when the PUT leaves, "acked" when its 200 arrives (the

@@ -1,4 +1,4 @@
-// Drill 6 (issue 9): disk full and a read-only database. A full disk is simulated with SQLite's
+// Drill 6 (RELIABILITY.md): disk full and a read-only database. A full disk is simulated with SQLite's
 // max_page_count (a tmpfs or loop mount needs privileges CI does not have): SQLite then fails the commit with
 // SQLITE_FULL exactly where a real ENOSPC would fail it. The API answers every write 503 ServiceUnavailable,
 // reads keep working, nothing is corrupted, and writes succeed again once space returns. Then the same

@@ -1,4 +1,4 @@
-// Drill 7 (issue 9): steady heartbeat load. A fleet of `leases` agents renews its Leases; the database and its
+// Drill 7 (RELIABILITY.md): steady heartbeat load. A fleet of `leases` agents renews its Leases; the database and its
 // WAL must stay bounded because compaction (history older than --watch-history) and WAL checkpoints keep up.
 // kine, k3s's SQLite shim, is known for multi-GB files of lease history: this is the drill that would catch it.
 //
@@ -25,7 +25,7 @@ export interface HeartbeatLoadOptions {
   renewIntervalMs?: number;
   /** The server's --watch-history; default 5 min (the server default). */
   historyRetentionMs?: number;
-  /** Default 10 s (the server's compaction period). */
+  /** Default 10 s (the server's own default is 1 s: DEFAULT_COMPACTION_INTERVAL_MS in sqlite-store.ts). */
   compactionIntervalMs?: number;
   /** Renewals committed together in flat-out pace (a fleet's concurrent requests). Default 100. */
   concurrency?: number;

@@ -1,5 +1,5 @@
 // Renders the long-form drill results as RELIABILITY.md: the command, the machine, and per drill its
-// settings, counts and outcome, plus what the heartbeat drill means for issue 2's 50 MB target.
+// settings, counts and outcome, plus what the heartbeat drill means for the 50 MB target.
 import { cpus, loadavg, totalmem } from 'node:os';
 import type { DrillResult } from './drill-result.js';
 
@@ -57,10 +57,12 @@ export function renderReliability(
   notes: string,
 ): string {
   return [
-    '# Reliability drills (issue 9)',
+    '# Reliability drills',
     '',
     'Written by `npm run drills` (`bench/drills/run-all.ts`); do not edit by hand, rerun instead.',
-    'The short forms of the same drills run in `npm test` (`test/e2e/storage-drills.test.ts`).',
+    'The short forms of the same drills run in `npm test` (`test/e2e/storage-drills.test.ts`). Drills 2, 3 and 4',
+    "(the control plane's own absence: server outage, server pause, controller restart) run only in `npm test`",
+    '(`test/e2e/controller-drills.test.ts`).',
     '',
     `- Command: \`${command}\``,
     `- Started: ${startedAt}`,

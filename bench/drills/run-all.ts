@@ -1,4 +1,4 @@
-// `npm run drills`: the long forms of issue 9's storage drills (1, 5, 6, 7), each in its own temp dir,
+// `npm run drills`: the long forms of the storage drills (1, 5, 6, 7), each in its own temp dir,
 // results to RELIABILITY.md. `--only 1,7` runs a subset; `--out FILE` writes elsewhere; `--no-write` prints only.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

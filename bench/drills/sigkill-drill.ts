@@ -1,4 +1,4 @@
-// Drill 1 (issue 9): SIGKILL under load, N cycles, real processes on loopback. A fleet renews (real agents,
+// Drill 1 (RELIABILITY.md): SIGKILL under load, N cycles, real processes on loopback. A fleet renews (real agents,
 // and optionally the fleet simulator) while a writer creates and updates nodes, recording every 2xx; the
 // server is SIGKILLed and restarted on the same port and database. After each kill: `PRAGMA integrity_check`
 // is ok and every acknowledged write is in the file (read-only connection, server down); after each restart

@@ -1,4 +1,4 @@
-// Drill 5 (issue 9): watch clients under random disconnects. Writers create, update and delete nodes at a
+// Drill 5 (RELIABILITY.md): watch clients under random disconnects. Writers create, update and delete nodes at a
 // steady rate against the real API server (in-process, on loopback); watchers using watchWithResume reach it
 // through a proxy that cuts every connection after a random lifetime, so streams break mid-line and resume by
 // resourceVersion. Every such watcher must end with every change exactly once, in order. One more watcher is
@@ -174,7 +174,7 @@ export async function runWatchDisconnectDrill(o: WatchDisconnectOptions): Promis
   try {
     const cutPort = await cutting.start();
     const strandPort = await stranding.start();
-    // resourceVersion 0 means "list, then watch" (API.md): start from a real revision instead.
+    // resourceVersion 0 means "list, then watch" (docs/api.md): start from a real revision instead.
     await store.create('nodes', {
       apiVersion: 'v1',
       kind: 'Node',

@@ -20,7 +20,8 @@ export const AGENT_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure'] as c
 type Observed = Pick<NodeCondition, 'type' | 'status' | 'reason' | 'message'>;
 
 // Messages are fixed text on purpose: a message with live numbers would make every tick a "change" and turn
-// the 5-minute report cadence back into a write every 10 s (the etcd load KEP-589 removed).
+// the 5-minute report cadence back into a write every 10 s (the etcd load KEP-589 removed:
+// https://github.com/kubernetes/enhancements/blob/master/keps/sig-node/589-efficient-node-heartbeats/README.md).
 function memoryCondition(m: MemoryReading, threshold: number): Observed {
   const pressure = m.totalBytes > 0 && m.availableBytes / m.totalBytes < threshold;
   return pressure

@@ -102,8 +102,9 @@ async function getLease(deps: RegistrationDeps, signal: AbortSignal): Promise<Le
  * Reads the node's lease and judges whether some other agent still renews it. Holder identity cannot tell:
  * the holder is the node name, so a second agent started with the same --node-name has our identity. So a
  * lease whose renewTime is recent by our clock is watched for one renew interval on our clock, and a renewTime
- * that changes meanwhile (any inequality, DECISIONS 1) means a live holder. A restart of this agent therefore
- * waits up to one window when its previous run died less than one lease duration ago.
+ * that changes meanwhile (any inequality, as the controller judges: docs/node-lifecycle.md#heartbeats) means a
+ * live holder. A restart of this agent therefore waits up to one window when its previous run died less than one
+ * lease duration ago.
  */
 export async function inspectLease(deps: RegistrationDeps, signal: AbortSignal): Promise<Lease | undefined> {
   const first = await getLease(deps, signal);

@@ -34,8 +34,8 @@ const deny = (reason: string): Decision => ({ allowed: false, reason });
 /**
  * Labels a node may not set on itself, as Kubernetes' NodeRestriction admission plugin keeps kubelets off the
  * `node-restriction.kubernetes.io/` prefix: they carry an administrator's decision about the node.
- * exclude-disruption takes a node out of zone counts (DECISIONS 10), which a compromised node must not do to
- * hide its own failure from the disruption math.
+ * exclude-disruption takes a node out of zone counts (docs/node-lifecycle.md#d10-zone-key-and-exclusion), which a
+ * compromised node must not do to hide its own failure from the disruption math.
  */
 const RESTRICTED_LABEL_PREFIX = 'node-restriction.kubernetes.io/';
 function isRestrictedLabel(key: string): boolean {
@@ -168,7 +168,7 @@ function authorizeNode(node: string, attrs: RequestAttributes, who: string, befo
 }
 
 /**
- * The whole authorization policy of API.md, as one pure function (Kubernetes' RBAC + Node authorizer +
+ * The whole authorization policy of docs/api.md, as one pure function (Kubernetes' RBAC + Node authorizer +
  * NodeRestriction admission, reduced to shepherd's roles). `before` is the stored object of an update (needed
  * to tell whether a node changed its taints), `after` the request body of a create or update.
  */

@@ -44,7 +44,7 @@ export interface BuildServerDeps {
   bodyLimit?: number;
   /** Pass the instance whose `recordCommit` is wired as the store's onCommit. */
   metrics?: ApiMetrics;
-  /** Absent: no authentication at all (API.md), and so no per-identity limits either. */
+  /** Absent: no authentication at all (docs/api.md), and so no per-identity limits either. */
   auth?: AuthConfig;
   /** PEM certificate chain and key: serve https. */
   tls?: TlsFiles;
@@ -63,7 +63,7 @@ export interface ApiServer {
 }
 
 /**
- * Builds the API server of API.md, not yet ready: the caller may add hooks (auth) before listen()/inject().
+ * Builds the API server of docs/api.md, not yet ready: the caller may add hooks (auth) before listen()/inject().
  * The caller owns the store: closing the app does not close it.
  */
 export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {

@@ -47,7 +47,7 @@ export function toShepherdError(err: unknown, bodyLimit?: number): ShepherdError
   });
 }
 
-/** The Status body (API.md) of an error; the only place that builds one. */
+/** The Status body (docs/api.md) of an error; the only place that builds one. */
 export function statusOf(err: ShepherdError): Status {
   const status: Status = {
     apiVersion: 'v1',
@@ -80,7 +80,7 @@ export function installStatusErrors(app: FastifyInstance, bodyLimit: number): vo
     const path = request.url.split('?')[0] ?? request.url;
     const e = new ShepherdError(
       'NotFound',
-      `the server could not find the requested resource (${request.method} ${path}): see API.md for the endpoints`,
+      `the server could not find the requested resource (${request.method} ${path}): see docs/api.md for the endpoints`,
     );
     return sendStatusError(reply, e);
   });

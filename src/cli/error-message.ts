@@ -26,7 +26,7 @@ const HINT = 'is the server running? Set --server or SHEPHERD_API to its address
 
 /**
  * One sentence a user can act on, without the `sheepctl: ` prefix. Branches on error class and reason,
- * never on message text (STYLE.md).
+ * never on message text (CONTRIBUTING.md).
  */
 export function describeError(err: unknown, server: string): string {
   if (err instanceof CliError) return err.message;

@@ -12,7 +12,7 @@ import { NODE_HEADERS, NODE_WIDE_HEADERS, nodeRow } from './node-table.js';
 import type { Cell } from './table-printer.js';
 import { ZONE_HEADERS, ZONE_WIDE_HEADERS, zoneFooter, zoneRow } from './zone-table.js';
 
-/** The lease a leader-elected node lifecycle controller holds (API.md "Leadership"). */
+/** The lease a leader-elected node lifecycle controller holds (docs/api.md "Leadership"). */
 export const CONTROLLER_LEADER_LEASE = 'shepherd-node-lifecycle-controller';
 
 /** How one resource is shown as a table: columns, order, and the related objects a row needs. */

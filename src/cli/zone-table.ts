@@ -29,7 +29,8 @@ export function zoneRow(z: Zone, now: number, wide: boolean): Cell[] {
 
 /**
  * The lines under the zones table that say why the controller is (not) tainting: the leader, master-disruption
- * mode (upstream: every zone FullDisruption, all rates 0) and the lease circuit breaker (KEP-5647).
+ * mode (every zone FullDisruption, all rates 0: docs/node-lifecycle.md#master-disruption) and the lease circuit
+ * breaker (docs/node-lifecycle.md#lease-circuit-breaker).
  */
 export function zoneFooter(zones: Zone[], leader: Lease | undefined): string[] {
   const sorted = [...zones].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));

@@ -43,7 +43,7 @@ export interface HttpClientOptions {
 
 const DEFAULT_USER_AGENT = 'shepherd-client/0.1.0';
 
-/** The ApiClient over HTTP (API.md), for the agent, sheepctl and a remote controller. */
+/** The ApiClient over HTTP (docs/api.md), for the agent, sheepctl and a remote controller. */
 export class HttpApiClient implements ApiClient {
   readonly nodes: NodeClient;
   readonly events: ResourceClient<Event>;

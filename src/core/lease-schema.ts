@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ObjectMetaSchema, TimeSchema } from './meta.js';
 
-/** The zod schemas of Lease (API.md); the registry validates client writes with them. */
+/** The zod schemas of Lease (docs/api.md); the registry validates client writes with them. */
 export const LeaseSpecSchema = z.strictObject({
   holderIdentity: z.string().min(1).max(253),
   leaseDurationSeconds: z.number().int().min(1).max(86_400),

@@ -2,7 +2,7 @@
  * Name and label rules (Kubernetes RFC 1123 names, qualified label keys and values) without zod, so the agent
  * and the clients can validate without loading the schema library (it costs an idle agent ~14 MB).
  */
-/** Lowercase RFC 1123 subdomain (API.md): [a-z0-9]([-a-z0-9.]*[a-z0-9])?, at most 253 characters. */
+/** Lowercase RFC 1123 subdomain (docs/api.md): [a-z0-9]([-a-z0-9.]*[a-z0-9])?, at most 253 characters. */
 export const NAME_RE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const LABEL_NAME_RE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

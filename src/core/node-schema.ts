@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ObjectMetaSchema, TimeSchema } from './meta.js';
 
-/** The zod schemas of Node (API.md); the registry validates client writes with them. */
+/** The zod schemas of Node (docs/api.md); the registry validates client writes with them. */
 export const TaintEffectSchema = z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
 export type TaintEffect = z.infer<typeof TaintEffectSchema>;
 

@@ -31,7 +31,10 @@ export function readyCondition(node: Node): NodeCondition | undefined {
   return node.status.conditions?.find((c) => c.type === 'Ready');
 }
 
-/** DECISIONS 10: zone key is `region.zone` when a region label is present, else the zone label, else "". */
+/**
+ * Zone key: `region.zone` when a region label is present, else the zone label, else ""
+ * (docs/node-lifecycle.md#d10-zone-key-and-exclusion).
+ */
 export function zoneKeyOf(labels: Record<string, string> | undefined): string {
   const zone = labels?.[ZONE_LABEL] ?? '';
   const region = labels?.[REGION_LABEL];

@@ -1,6 +1,6 @@
 import type { StatusDetails, StatusReason } from './errors.js';
 
-/** The body of every error answer (API.md "Status"). */
+/** The body of every error answer (docs/api.md "Status"). */
 export interface Status {
   apiVersion: 'v1';
   kind: 'Status';

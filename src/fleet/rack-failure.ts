@@ -4,7 +4,7 @@ import type { NodeView, NodeWatch } from './node-watch.js';
 import type { Timeline } from './timeline.js';
 import type { ZoneWatch } from './zone-watch.js';
 
-/** The story of the controller issue (issue 4): two zones of 60, a rack in us-east-1a dies and spreads. */
+/** Two zones of 60, a rack in us-east-1a dies and spreads (docs/node-lifecycle.md#rack-failure). */
 export const RACK_FAILURE_ZONES = [
   { name: 'us-east-1a', nodes: 60 },
   { name: 'us-east-1b', nodes: 60 },
@@ -37,7 +37,7 @@ interface TaintSeen {
 /**
  * Plays the rack failure against a live server and checks each step's expectation as it is observed.
  * Times are whatever the server's flags make them (run it with short controller flags); the order is the
- * story's. Returns the number of expectations missed (0: the story played out as the spec says).
+ * story's. Returns the number of expectations missed (0: the story played out as docs/node-lifecycle.md says).
  */
 export class RackFailure {
   readonly #d: RackFailureDeps;

@@ -40,7 +40,10 @@ export function httpClientFrom(opts: Opts, log: Logger, retry?: { maxAttempts: n
   });
 }
 
-/** Controller flags → config; throws one sentence when the combination is unsafe (DECISIONS 13). */
+/**
+ * Controller flags → config; throws one sentence when the combination is unsafe
+ * (docs/node-lifecycle.md#defaults-and-flags).
+ */
 export function controllerConfigFrom(opts: Opts): NodeLifecycleConfig {
   const gates = parseFeatureGates(opts.featureGates as Record<string, string>);
   const config: NodeLifecycleConfig = {

@@ -61,7 +61,7 @@ export interface ServerSecurity {
 }
 
 /**
- * --token-auth-file, TLS and the safe defaults of API.md, checked before anything opens: a bad token file or a
+ * --token-auth-file, TLS and the safe defaults of docs/api.md, checked before anything opens: a bad token file or a
  * non-loopback listen address without authentication stops the server with one sentence.
  */
 export function serverSecurityFrom(opts: Opts, listen: { host: string; port: number }, log: Logger): ServerSecurity {

@@ -19,7 +19,7 @@ export interface RegistryDeps {
   clock: Clock;
   random: Random;
   log?: Logger;
-  /** How long a filtered watch may stay silent before it gets a BOOKMARK (API.md: at least once a second). */
+  /** How long a filtered watch may stay silent before it gets a BOOKMARK (docs/api.md: at least once a second). */
   bookmarkIntervalMs?: number;
 }
 

@@ -1,8 +1,8 @@
 import type { AnyObject, Resource, ResourceTypes } from '../core/kinds.js';
 
 /**
- * The storage primitives shepherd needs, shaped like etcd's so every backend (SQLite now, etcd later) can
- * give the same guarantees: one global revision counter over all kinds; an object's resourceVersion is the
+ * The storage primitives shepherd needs, shaped like etcd's so every backend (sqlite/ by default, etcd/ to scale
+ * out) can give the same guarantees: one global revision counter over all kinds; an object's resourceVersion is the
  * revision of its last write (etcd mod_revision); a list carries the store revision it was read at (etcd
  * header revision); updates are compare-and-swap on resourceVersion; watch replays every change after a
  * revision in order, or fails with GoneError once that history is compacted.

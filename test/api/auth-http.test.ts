@@ -9,8 +9,8 @@ import { FakeClock, flush } from '../support/fake-clock.js';
 import { eventBody, leaseBody, nodeBody, openTestStore, snapshot, zoneBody, type TestStore } from './harness.js';
 import type { JsonObject } from '../support/json.js';
 
-// Issue 7: every role × verb × resource × own/other object through app.inject(), the real HTTP layer with
-// its hooks. The expectations below are written out by hand from API.md, not computed by the policy code.
+// Every role × verb × resource × own/other object through app.inject(), the real HTTP layer with its hooks.
+// The expectations below are written out by hand from docs/api.md, not computed by the policy code.
 const TOKENS = { master: 'tok-master-5f1d', viewer: 'tok-viewer-9c2e', node1: 'tok-node1-77aa' };
 const TOKEN_FILE = [
   `${TOKENS.master},admin,u-1,"system:masters"`,
@@ -165,7 +165,7 @@ const NODE1_WRITES = new Set([
 ]);
 const READS = new Set<Verb>(['get', 'list', 'watch']);
 
-/** The expected HTTP status, by hand from API.md's Authentication section. */
+/** The expected HTTP status, by hand from docs/api.md's Authentication section. */
 function expected(role: Role, c: Case): number {
   if (role === 'anonymous' || role === 'unknown-token') return 401;
   const ok = c.verb === 'create' ? 201 : 200;

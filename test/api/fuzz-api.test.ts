@@ -8,8 +8,8 @@ import { seededRandom } from '../../src/core/random.js';
 import { FakeClock, flush } from '../support/fake-clock.js';
 import { eventBody, leaseBody, nodeBody, openTestStore, zoneBody, type TestStore } from './harness.js';
 
-// Issue 7: random methods, paths, headers and bodies through app.inject(). Whatever arrives, the answer is
-// never a 5xx, every error is a Status, and a request that is not answered 2xx leaves the store untouched.
+// Random methods, paths, headers and bodies through app.inject(). Whatever arrives, the answer is never a 5xx, every
+// error is a Status, and a request that is not answered 2xx leaves the store untouched.
 const TOKEN_FILE =
   'fz-admin,admin,1,system:masters\nfz-view,viewer,2,system:viewers\nfz-node1,system:node:node-1,3,system:nodes\nfz-none,nobody,4';
 

@@ -7,8 +7,8 @@ import { seededRandom } from '../../src/core/random.js';
 import { FakeHttpServer } from '../support/fake-http-server.js';
 import { StepClock } from './step-clock.js';
 
-// Issue 7: an agent (which retries itself, maxAttempts 1) must honour Retry-After even when only the header
-// carries it, e.g. a 429 from a proxy in front of the server.
+// An agent (which retries itself, maxAttempts 1) must honour Retry-After even when only the header carries it,
+// e.g. a 429 from a proxy in front of the server.
 describe('Retry-After header without retryAfterSeconds in the Status', () => {
   let server: FakeHttpServer;
   beforeEach(async () => (server = await FakeHttpServer.start()));

@@ -11,7 +11,7 @@ function parse(argv: string[]): Record<string, unknown> {
   return cmd.opts();
 }
 
-test('defaults are the Kubernetes ones (DECISIONS 13)', () => {
+test('defaults are the Kubernetes ones', () => {
   const o = parse([]);
   assert.equal(o.mode, 'server');
   assert.equal(o.listen, '127.0.0.1:9876');

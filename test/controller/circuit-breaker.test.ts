@@ -31,7 +31,8 @@ function twoNodes(overrides: Parameters<typeof harness>[0] = {}): Harness {
   return h;
 }
 
-describe('lease circuit breaker (issue 5)', () => {
+// docs/node-lifecycle.md#lease-circuit-breaker
+describe('lease circuit breaker', () => {
   it('stale cache, fresher live lease: no mark, every node paused until the cache reaches the live RV, then no mark at all', async () => {
     const h = twoNodes();
     await h.controller.monitorNodeHealth();
@@ -141,7 +142,8 @@ describe('lease circuit breaker (issue 5)', () => {
     assert.equal(h.controller.snapshot().breaker.enabled, false);
   });
 
-  it('never crashes on a node without a health record, also while leaving master-disruption mode (#141572)', async () => {
+  // docs/node-lifecycle.md#d9-no-crash-without-a-health-record
+  it('never crashes on a node without a health record, also while leaving master-disruption mode', async () => {
     const h = harness();
     h.addNode('a1', { ready: 'Unknown', zone: 'a' });
     h.addNode('b1', { ready: 'Unknown', zone: 'b' });

@@ -130,7 +130,7 @@ describe('events', () => {
     assert.equal(h.controller.snapshot().zones[0]?.state, 'Normal');
   });
 
-  it('warns once per lease whose renew interval plus a period is not shorter than the grace (DECISIONS 13)', async () => {
+  it('warns once per lease whose renew interval plus a period is not shorter than the grace', async () => {
     const h = harness();
     h.addNode('slow', { ready: 'True', zone: 'z' }, false);
     h.client.put('leases', makeLease('slow', h.clock.now(), 180));

@@ -20,7 +20,8 @@ function book(): { zb: ZoneBook; clock: FakeClock } {
   return { zb: new ZoneBook(defaultNodeLifecycleConfig, clock), clock };
 }
 
-describe('zone table (spec §2.9) and rates', () => {
+// docs/node-lifecycle.md#zone-states
+describe('zone table and rates', () => {
   const table: Array<[number, number, string, number]> = [
     [0, 1, 'FullDisruption', 0.1],
     [1, 2, 'Normal', 0.1],
@@ -115,7 +116,8 @@ describe('master-disruption mode', () => {
     assert.equal(tainted, 1, 'first taint exactly 1/qps after the exit');
   });
 
-  it('a zone first seen while in the mode ends it when it is not Full (Q8 fixed)', () => {
+  // docs/node-lifecycle.md#q8-new-zone-blocks-master-disruption-exit
+  it('a zone first seen while in the mode ends it when it is not Full', () => {
     const { zb } = book();
     zb.queueFor('a');
     zb.handleDisruption(new Map([['a', zone(0, 3)]]));

@@ -33,7 +33,8 @@ function record(probe: number, conditions: NodeCondition[], l?: Lease): NodeHeal
   return { probeTimestamp: probe, readyTransitionTimestamp: probe, status: { conditions }, lease: l };
 }
 
-describe('observeNode: when the probe timestamp moves (DECISIONS 1, 2, 8)', () => {
+// docs/node-lifecycle.md#heartbeats
+describe('observeNode: when the probe timestamp moves', () => {
   const cases: Array<{
     name: string;
     prev: NodeHealth | undefined;
@@ -85,7 +86,7 @@ describe('observeNode: when the probe timestamp moves (DECISIONS 1, 2, 8)', () =
       wantGrace: 50_000,
     },
     {
-      name: 'Ready removed: startup grace, probe kept (Q1)',
+      name: 'Ready removed: startup grace, probe kept, as upstream',
       prev: record(10, [ready(0)]),
       node: node([]),
       wantProbe: 10,
@@ -124,7 +125,7 @@ describe('observeNode: when the probe timestamp moves (DECISIONS 1, 2, 8)', () =
       wantGrace: 50_000,
     },
     {
-      name: 'renewTime stepping BACK is a renewal (Q4 fixed)',
+      name: 'renewTime stepping BACK is a renewal',
       prev: record(10, [ready(0)], lease(3)),
       node: node([ready(0)]),
       lease: lease(2),
@@ -140,7 +141,7 @@ describe('observeNode: when the probe timestamp moves (DECISIONS 1, 2, 8)', () =
     });
   }
 
-  it('records the newest cached lease even when it is not a renewal, and a heartbeat keeps the lease (Q2)', () => {
+  it('records the newest cached lease even when it is not a renewal, and a heartbeat keeps the lease', () => {
     const edited = lease(3, '9', { x: 'y' });
     const a = observeNode(record(10, [ready(0)], lease(3, '7')), node([ready(0)]), edited, 1000, timings);
     assert.equal(a.health.lease?.metadata.resourceVersion, '9');
@@ -167,7 +168,8 @@ describe('isExpired: strictly past the grace', () => {
   }
 });
 
-describe('markUnknown (DECISIONS 3)', () => {
+// docs/node-lifecycle.md#d3-unknown-covers-every-condition
+describe('markUnknown', () => {
   it('turns every reported condition Unknown and adds the missing ones as NeverUpdated', () => {
     const n = node([
       ready(0),

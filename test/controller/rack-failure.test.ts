@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { harness, type Harness } from './node-lifecycle-harness.js';
 
 /**
- * The rack-failure story of issue 4, on the controller's own loop (run(): a pass every 5 s, the tainter every
- * 100 ms in between) and a fake clock. Agents renew their leases every 10 s; "down" is an agent that stops
- * renewing, "up" one that posts Ready=True and renews again. Every time below is exact, in seconds since start.
+ * The rack-failure story (docs/node-lifecycle.md#rack-failure), on the controller's own loop (run(): a pass every 5 s,
+ * the tainter every 100 ms in between) and a fake clock. Agents renew their leases every 10 s; "down" is an agent that
+ * stops renewing, "up" one that posts Ready=True and renews again. Every time below is exact, in seconds since start.
  *
  * Zone us-east-1a: node-01 … node-60; zone us-east-1b: nodeb-01 … nodeb-60. Default rates (0.1/s, 0.01/s).
  */
@@ -49,7 +49,7 @@ function zone(h: Harness, name: string): { state: string; evictionRate: number; 
 }
 const noExecuteCount = (h: Harness): number => [...A, ...B].filter((n) => h.noExecute(n) !== undefined).length;
 
-describe('rack failure (issue 4)', () => {
+describe('rack failure', () => {
   it('two zones of 60: Normal, paced taints, PartialDisruption, master disruption, recovery', async () => {
     const h = harness();
     for (const n of A) h.addNode(n, { ready: 'True', zone: 'us-east-1a' });

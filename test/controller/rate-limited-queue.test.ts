@@ -141,7 +141,8 @@ describe('RateLimitedTimedQueue: try', () => {
     assert.deepEqual(q.values(), ['node-2', 'node-1']);
   });
 
-  it('quirk Q6: a token is spent even when the head is not due yet', async () => {
+  // Upstream's quirk, kept: docs/node-lifecycle.md#q6-try-spends-a-token-first
+  it('a token is spent even when the head is not due yet', async () => {
     const clock = new FakeClock();
     const limiter = new TokenBucket(1, 1, clock);
     const q = new RateLimitedTimedQueue(limiter, clock);

@@ -148,7 +148,7 @@ describe('controller taints', () => {
     h.addNode('ok', { ready: 'True', zone: 'z' }); // one healthy node: the zone is never FullDisruption
     h.addNode('a', { ready: 'True', zone: 'z', taints: [{ ...UNREACHABLE_NO_EXECUTE, timeAdded: AT }] });
     await h.controller.monitorNodeHealth();
-    assert.equal(h.noExecute('a'), undefined, 'Ready True: removed at once (DECISIONS 8)');
+    assert.equal(h.noExecute('a'), undefined, 'Ready True: removed at once');
     h.client.put('nodes', { ...h.node('a'), spec: { taints: [{ ...UNREACHABLE_NO_EXECUTE, timeAdded: AT }] } });
     await h.clock.advance(5_000);
     h.postReady('a', 'False');
@@ -194,7 +194,8 @@ describe('controller taints', () => {
     assert.deepEqual(h.node('a').spec.taints, []);
   });
 
-  it('a restart keeps a matching NoExecute taint without spending a token (DECISIONS 8)', async () => {
+  // docs/node-lifecycle.md#d8-restarts-keep-noexecute-taints
+  it('a restart keeps a matching NoExecute taint without spending a token', async () => {
     const h = harness();
     const t = { ...UNREACHABLE_NO_EXECUTE, timeAdded: AT };
     h.addNode('a', { ready: 'Unknown', zone: 'z', taints: [t] });

@@ -17,7 +17,7 @@ function zone(readyCount: number, notReadyCount: number): Array<NodeCondition | 
 }
 
 describe('computeZoneState', () => {
-  // Spec §2.9, threshold 0.55 (DECISIONS 13).
+  // docs/node-lifecycle.md#zone-states, threshold 0.55.
   const table: Array<[number, number, string]> = [
     [0, 1, 'FullDisruption'],
     [0, 3, 'FullDisruption'],

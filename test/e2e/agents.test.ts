@@ -15,7 +15,7 @@ import {
   tempDir,
 } from '../support/processes.js';
 
-// Issue 3, end to end with real processes: agents register with their labels and nodeInfo and keep renewing;
+// End to end with real processes: agents register with their labels and nodeInfo and keep renewing;
 // they ride out a server outage longer than their 7 s backoff cap without being restarted; an agent started
 // while no server runs keeps retrying (and says where it is knocking) until one appears; a second agent with
 // the same node name refuses to start.
@@ -55,7 +55,7 @@ function startAgent(addr: string, spec: AgentSpec): Proc {
 
 const renewMs = (l: Lease): number => Date.parse(l.spec.renewTime);
 
-describe('agents against a real server (issue 3)', { timeout: 90_000 }, () => {
+describe('agents against a real server', { timeout: 90_000 }, () => {
   const dir = tempDir();
   const db = `${dir.path}/db.sqlite`;
   let server: ServerProc | undefined;

@@ -19,7 +19,7 @@ import {
   tempDir,
 } from '../support/processes.js';
 
-// Issue 7 end to end: a server with a token file and TLS, a remote controller, two agents with node tokens
+// End to end: a server with a token file and TLS, a remote controller, two agents with node tokens
 // and sheepctl with an admin token. The CA and keys are made fresh in before() and deleted in after().
 const CONTROLLER_FLAGS = [
   '--node-monitor-period',

@@ -14,10 +14,11 @@ import {
   tempDir,
 } from '../support/processes.js';
 
-// Issue 5, end to end with real processes: a controller whose watch streams silently stop (a proxy freezes them
-// while every other request passes) must not take the stale lease cache for a fleet of dead agents. With the
-// lease circuit breaker on, no node is marked and the breaker says why; with the gate off the same freeze marks
-// every node Unknown, which is what proves the test can fail. A SIGSTOPped controller is the second drill.
+// End to end with real processes (docs/node-lifecycle.md#lease-circuit-breaker): a controller whose watch streams
+// silently stop (a proxy freezes them while every other request passes) must not take the stale lease cache for a fleet
+// of dead agents. With the lease circuit breaker on, no node is marked and the breaker says why; with the gate off the
+// same freeze marks every node Unknown, which is what proves the test can fail. A SIGSTOPped controller is the second
+// drill.
 const GRACE_MS = 2000;
 const CONTROLLER_FLAGS = [
   '--node-monitor-period',

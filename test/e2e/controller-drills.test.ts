@@ -13,9 +13,10 @@ import {
   tempDir,
 } from '../support/processes.js';
 
-// Issue 9, drills 2, 3 and 4 with real processes: the control plane's own absence (server down, server frozen,
-// controller restarted) must never be read as the agents' death, and a restart must neither strip and re-add the
-// NoExecute taints of nodes that are really dead nor let a burst of new taints through.
+// Drills 2, 3 and 4 with real processes (docs/node-lifecycle.md#restarts-pauses-failovers): the control plane's own
+// absence (server down, server frozen, controller restarted) must never be read as the agents' death, and a restart
+// must neither strip and re-add the NoExecute taints of nodes that are really dead nor let a burst of new taints
+// through.
 const GRACE_MS = 2000;
 const CONTROLLER_FLAGS = [
   '--node-monitor-period',
@@ -149,9 +150,10 @@ describe('drill 3: whole-server pause (in-process controller)', { timeout: 90_00
   });
 });
 
-// The agent's lease backoff caps at 7 s (kubelet backoffEnsureLease), so after an outage an agent may take up to
-// 7 s + one request deadline to come back. Upstream keeps grace (50 s) far above that (spec §5 #8); a 2 s grace
-// here would time out agents that are merely still backing off, so this drill uses 10 s.
+// The agent's lease backoff caps at 7 s (kubelet backoffEnsureLease), so after an outage an agent may take up to 7 s +
+// one request deadline to come back. Upstream keeps grace (50 s) far above that
+// (https://github.com/kubernetes/kubernetes/issues/121793); a 2 s grace here would time out agents that are merely
+// still backing off, so this drill uses 10 s.
 describe('drill 2: server outage longer than the grace period (in-process controller)', { timeout: 150_000 }, () => {
   const dir = tempDir('shepherd-drill2-');
   const graceMs = 10_000;

@@ -12,7 +12,7 @@ import {
   tempDir,
 } from '../support/processes.js';
 
-// Issue 4, end to end with real processes and short flags: a dead agent is marked Unknown within grace + one
+// End to end with real processes and short flags: a dead agent is marked Unknown within grace + one
 // period, gets one NodeNotReady event and the NoExecute taint; when it comes back it is Ready, untainted,
 // with a NodeReady event. Run once with the controller inside the server and once as its own process.
 const CONTROLLER_FLAGS = [
@@ -97,7 +97,8 @@ for (const layout of ['in-process controller', 'controller as its own process'] 
 
     test('a killed agent goes Unknown within grace + one period, is tainted once, and recovers when it returns', async () => {
       const victim = agents.get('node-a1') as Proc;
-      // A fourth node keeps zone-a from being fully disrupted alone with node-a2 ... zone-a has two nodes, one stays Ready.
+      // node-a2 stays Ready, so zone-a (1 of 2 not Ready) stays Normal and zone-b is untouched: a lone failure,
+      // tainted at the normal rate, never master disruption.
       const killedAt = Date.now();
       victim.signal('SIGKILL');
       await victim.exited;

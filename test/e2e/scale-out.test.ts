@@ -16,7 +16,7 @@ import {
   type ServerProc,
 } from '../support/processes.js';
 
-// Issue 10 "Must show", end to end with real processes on one throw-away etcd: several servers share one store
+// End to end with real processes on one throw-away etcd: several servers share one store
 // (any server answers any request, a watch on one sees writes made through another), and killing the server
 // whose controller leads hands leadership to the other within the lease duration without any node going
 // Unknown: agents fail over between --api-addr's and the new leader starts every node with a fresh grace.

@@ -3,7 +3,7 @@ import { after, describe, test } from 'node:test';
 import { Agent, request } from 'undici';
 import { eventually, startServer, type ServerProc, tempDir } from '../support/processes.js';
 
-// Issue 2, end to end: a 2xx answer means the write is durable. Writers hammer the real server (nodes, leases,
+// End to end: a 2xx answer means the write is durable. Writers hammer the real server (nodes, leases,
 // events) while watches stream; the server is SIGKILLed mid-stream and restarted on the same port and DB.
 // Every acknowledged write must be there, and a watch resumed from the last resourceVersion the watcher saw
 // (and one from an older revision) must deliver the rest in order, none twice, agreeing with the final list.
@@ -194,7 +194,7 @@ class Writers {
       };
       if (!(await this.#write(w, 'events', `${name}.step`, 'create', 'POST', '/api/v1/events', event))) return;
       if (k % 3 === 2) {
-        // Deleting a node deletes its lease too (API.md).
+        // Deleting a node deletes its lease too (docs/api.md).
         this.deleteSent.add(`nodes/${name}`).add(`leases/${name}`);
         if (!(await this.#write(w, 'nodes', name, 'delete', 'DELETE', pathOf('nodes', name)))) return;
       }
@@ -213,7 +213,7 @@ function lastAcked(acks: Ack[]): Map<string, Ack> {
   return last;
 }
 
-describe('server crash: acknowledged writes survive SIGKILL and watches resume (issue 2)', { timeout: 90_000 }, () => {
+describe('server crash: acknowledged writes survive SIGKILL and watches resume', { timeout: 90_000 }, () => {
   const dir = tempDir();
   const db = `${dir.path}/db.sqlite`;
   let server: ServerProc | undefined;

@@ -20,7 +20,7 @@ import {
   tempDir,
 } from '../support/processes.js';
 
-// Issue 6, against a real server: every command's output (golden files with AGE-like columns normalised and
+// Against a real server: every command's output (golden files with AGE-like columns normalised and
 // the column alignment checked), -o json/yaml round-trips, -o name, -l, -w, delete, version, the error paths
 // with their exit codes, colour only on a terminal; then the README walkthrough with agents and a controller.
 const VERSION = (JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { version: string }).version;
@@ -209,7 +209,7 @@ async function createFixtures(client: HttpApiClient): Promise<void> {
   await client.zones.create(zone('default', 'Normal', 1, 1, 0));
 }
 
-describe('sheepctl against a real server with fixtures (issue 6)', { timeout: 90_000 }, () => {
+describe('sheepctl against a real server with fixtures', { timeout: 90_000 }, () => {
   const dir = tempDir();
   let server: ServerProc;
   let client: HttpApiClient;
@@ -387,7 +387,7 @@ describe('sheepctl against a real server with fixtures (issue 6)', { timeout: 90
 });
 
 describe(
-  'README walkthrough: a stopped agent goes Unknown and tainted in sheepctl (issue 6)',
+  'README walkthrough: a stopped agent goes Unknown and gets tainted, as seen through sheepctl',
   { timeout: 90_000 },
   () => {
     const dir = tempDir();

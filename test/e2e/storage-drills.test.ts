@@ -7,7 +7,7 @@ import { runSigkillDrill } from '../../bench/drills/sigkill-drill.js';
 import { runWatchDisconnectDrill } from '../../bench/drills/watch-disconnect-drill.js';
 import { tempDir } from '../support/processes.js';
 
-// Issue 9, drills 1, 5, 6 and 7 in their short forms (the long forms: `npm run drills`, results in
+// Storage drills 1, 5, 6 and 7 in their short forms (the long forms: `npm run drills`, results in
 // RELIABILITY.md). Each drill returns every broken promise it found in `problems`; the counts show it really
 // ran the load it claims (a drill that did nothing would pass with no problems otherwise).
 
@@ -22,7 +22,7 @@ async function inTempDir(fn: (dir: string) => Promise<DrillResult>): Promise<Dri
 
 const count = (r: DrillResult, name: string): number => Number(r.counts[name] ?? 0);
 
-describe('storage drills, short forms (issue 9)', { concurrency: false }, () => {
+describe('storage drills, short forms', { concurrency: false }, () => {
   test(
     'drill 1: SIGKILL under load, 3 cycles: acknowledged writes survive, the file is sound, agents and watches carry on',
     { timeout: 150_000 },

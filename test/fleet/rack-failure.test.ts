@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { SHEPHERD_BIN, startProcess, startServer, tempDir, type ServerProc } from '../support/processes.js';
 
-// The rack-failure story of issue 4 played by `shepherd --mode fleet --scenario rack-failure` against a real
-// server on short timers (rates raised so the 10 s and 100 s token intervals become 0.5 s and 2 s). Asserts the
-// order of the printed timeline, not its times. Needs `npm run build`.
+// The rack-failure story (docs/node-lifecycle.md#rack-failure) played by `shepherd --mode fleet --scenario
+// rack-failure` against a real server on short timers (rates raised so the 10 s and 100 s token intervals become 0.5 s
+// and 2 s). Asserts the order of the printed timeline, not its times. Needs `npm run build`.
 const FLAGS = [
   '--node-monitor-period',
   '200ms',

@@ -26,7 +26,8 @@ export interface FreezeProxyStats {
 }
 
 /**
- * A test HTTP proxy in front of one API server that can freeze watch streams (issue 5's fault injection): while
+ * A test HTTP proxy in front of one API server that can freeze watch streams (the fault injection of
+ * test/e2e/circuit-breaker.test.ts): while
  * frozen, every response to a `watch=true|1` request keeps its connection open but stops forwarding bytes, as a
  * watch cache that silently stopped receiving would. Nothing is buffered beyond the socket buffers: the upstream
  * response is paused, so backpressure reaches the server. Every other request passes through untouched, so live

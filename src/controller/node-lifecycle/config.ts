@@ -1,6 +1,6 @@
 /**
  * Settings of the node lifecycle controller, with kube-controller-manager's flag names and defaults
- * (DECISIONS 13). Durations are milliseconds; rates are nodes per second per zone.
+ * (docs/node-lifecycle.md#defaults-and-flags). Durations are milliseconds; rates are nodes per second per zone.
  */
 export interface NodeLifecycleConfig {
   /** `--node-monitor-period`: time between two monitor passes (counted from the end of a pass). */
@@ -17,7 +17,7 @@ export interface NodeLifecycleConfig {
   largeClusterSizeThreshold: number;
   /** `--unhealthy-zone-threshold`: not-Ready fraction (with at least 3 not Ready) of a PartialDisruption zone. */
   unhealthyZoneThreshold: number;
-  /** `nodeUpdateWorkerSize`: nodes evaluated concurrently in one pass. */
+  /** `nodeUpdateWorkerSize`: live lease checks, status writes and taint writes in flight at once in one pass. */
   nodeWorkers: number;
   /** `NodeEvictionPeriod`: how often the NoExecute tainter runs between passes. */
   tainterPeriodMs: number;

@@ -1,7 +1,8 @@
 /**
- * client-go `util/consistency` (spec §2.6), the memory behind the lease circuit breaker: after the controller
- * sees a live Lease newer than its cache, it records that resourceVersion here, and health evaluation stays
- * paused (`ensureReady` fails) until the lease cache has synced to at least that revision.
+ * client-go `util/consistency`, the memory behind the lease circuit breaker
+ * (docs/node-lifecycle.md#lease-circuit-breaker): after the controller sees a live Lease newer than its cache, it
+ * records that resourceVersion here, and health evaluation stays paused (`ensureReady` fails) until the lease
+ * cache has synced to at least that revision.
  *
  * Upstream keys records by owner; the node lifecycle controller only ever uses one global owner
  * (`NamespacedName{}`, UID ""), so this store holds a single record: resource → newest written RV.
@@ -81,7 +82,7 @@ export class ConsistencyStore {
    * `EnsureReady`: undefined when every tracked resource's cache has reached the written RV, and then the
    * record is cleared (one-shot: a later regression of the cache does not trip it again). A cache that has
    * not synced ("") is not ready; a cache RV that does not parse is skipped, so bad data cannot block forever.
-   * Resources are checked in sorted order so the reported one is stable (DECISIONS 7).
+   * Resources are checked in sorted order so the reported one is stable (docs/node-lifecycle.md#d7-sorted-iteration).
    */
   ensureReady(): ConsistencyError | undefined {
     if (this.#written.size === 0) return undefined;
@@ -101,7 +102,7 @@ export class ConsistencyStore {
       .map(([resource, writtenRv]) => ({ resource, writtenRv, cachedRv: this.#cachedRv(resource) }));
   }
 
-  /** `Clear`: drops the record (e.g. when the controller loses leadership and its caches are rebuilt). */
+  /** `Clear`: drops the record. The controller never needs it: every leadership term builds a new store. */
   clear(): void {
     this.#written.clear();
   }

@@ -53,12 +53,14 @@ type Rates = Pick<
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Zone bookkeeping of `handleDisruption` (spec §2.9) with DECISIONS 6, 7 and Q5/Q8 fixed:
- * - zone states exist for zones with counted nodes; iteration is always sorted;
+ * Zone bookkeeping of `handleDisruption` (docs/node-lifecycle.md#zone-states):
+ * - zone states exist for zones with counted nodes; iteration is always sorted
+ *   (docs/node-lifecycle.md#d7-sorted-iteration);
  * - queues are kept apart from states: a zone whose nodes are all excluded or skipped keeps its queue and
- *   limiter (upstream replaced both, Q5); a queue goes only when no node lives in its zone;
+ *   limiter (upstream replaced both: docs/node-lifecycle.md#q5-skipped-nodes-leave-zone-counts); a queue goes
+ *   only when no node lives in its zone;
  * - master-disruption mode is an explicit flag: entered when every counted zone is Full, left as soon as any
- *   counted zone (a new one included) is not (Q8).
+ *   counted zone (a new one included) is not (docs/node-lifecycle.md#d6-any-zone-back-ends-master-disruption).
  */
 export class ZoneBook {
   readonly #config: Rates;

@@ -24,8 +24,9 @@ const byName = (a: NodeRecord, b: NodeRecord): number => (a.name < b.name ? -1 :
 
 /**
  * The controller's `knownNodeSet` and `nodeHealthMap` (one NodeRecord per node), walked in the order of the
- * node cache's sorted list (DECISIONS 7). The records of the last pass are kept in that order, so a pass over an
- * unchanged membership finds every record by position, without a Map lookup or a new array.
+ * node cache's sorted list (docs/node-lifecycle.md#d7-sorted-iteration). The records of the last pass are kept in
+ * that order, so a pass over an unchanged membership finds every record by position, without a Map lookup or a
+ * new array.
  */
 export class KnownNodes {
   readonly #records = new Map<string, NodeRecord>();

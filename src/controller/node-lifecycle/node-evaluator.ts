@@ -33,7 +33,10 @@ export interface Judged {
   marked?: boolean;
 }
 
-/** The lease circuit breaker refused to judge (spec §2.6): the whole pass is abandoned (DECISIONS 4). */
+/**
+ * The lease circuit breaker refused to judge (docs/node-lifecycle.md#lease-circuit-breaker): the whole pass is
+ * abandoned (docs/node-lifecycle.md#d4-abandon-the-whole-pass).
+ */
 export interface ShortCircuit {
   kind: 'short-circuit';
   node: string;
@@ -74,7 +77,10 @@ export function judgeCached(deps: EvaluatorDeps, prev: NodeHealth | undefined, n
   return { ...base, current: markedReady, write: mark.changed ? mark.conditions : undefined };
 }
 
-/** Check B before a mark (spec §2.6), when the breaker is on: a short circuit, or the verdict unchanged. */
+/**
+ * Check B before a mark, when the breaker is on (docs/node-lifecycle.md#lease-circuit-breaker): a short circuit,
+ * or the verdict unchanged.
+ */
 export async function confirmMark(deps: EvaluatorDeps, j: Judged): Promise<Verdict> {
   if (!j.write || !deps.config.leaseCircuitBreaker) return j;
   return (await checkLiveLease(deps, j.node.metadata.name, j.health.lease)) ?? j;
@@ -111,7 +117,7 @@ async function checkLiveLease(
 export type Settled = Judged | ShortCircuit | { kind: 'skipped'; node: string; error: unknown };
 
 /**
- * The write half with upstream's retry (NLC:705-727): PUT the status with the read resourceVersion; on any
+ * The write half with upstream's retry (`monitorNodeHealth`): PUT the status with the read resourceVersion; on any
  * failure GET the node live and judge it again from scratch (with the record the failed try left), at most
  * NODE_HEALTH_UPDATE_RETRY tries, then skip the node for this pass. Retries are immediate (upstream polls
  * every 20 ms): the fresh GET is what makes the next try meaningful.

@@ -4,7 +4,8 @@ import { readyCondition, type Node, type NodeCondition, type NodeStatus } from '
 
 /**
  * `nodeHealthData` (node_lifecycle_controller.go): what the controller remembers about a node between passes.
- * Times are on the controller's MONOTONIC clock (DECISIONS 1): agent timestamps are only compared for equality.
+ * Times are on the controller's MONOTONIC clock (docs/node-lifecycle.md#d1-judge-liveness-on-our-own-clock): agent
+ * timestamps are only compared for equality.
  */
 export interface NodeHealth {
   /** When the controller last OBSERVED a heartbeat (changed Ready.lastHeartbeatTime or lease renewTime). */
@@ -13,7 +14,10 @@ export interface NodeHealth {
   readyTransitionTimestamp: number;
   /** The last status seen or written. */
   status: NodeStatus;
-  /** The newest cached copy of the node's Lease (DECISIONS 1): the circuit breaker compares its RV. */
+  /**
+   * The newest cached copy of the node's Lease: the circuit breaker compares its RV
+   * (docs/node-lifecycle.md#d1-judge-liveness-on-our-own-clock).
+   */
   lease: Lease | undefined;
 }
 
@@ -40,15 +44,18 @@ export const MESSAGE_UNKNOWN = 'Node agent stopped posting node status.';
 export const MESSAGE_NEVER_UPDATED = 'Node agent never posted node status.';
 
 /**
- * Steps 1–3 of `tryUpdateNodeHealth` (spec §2.5) with DECISIONS 1, 2, 8 and Q1:
- * - first sight (no record, e.g. after a restart): probe = now, whatever the node looks like (DECISIONS 8);
+ * Steps 1–3 of `tryUpdateNodeHealth` (docs/node-lifecycle.md#heartbeats):
+ * - first sight (no record, e.g. after a restart): probe = now, whatever the node looks like
+ *   (docs/node-lifecycle.md#d8-restarts-keep-noexecute-taints);
  * - a Ready condition whose lastHeartbeatTime differs from the recorded one (any inequality), or Ready
  *   appearing: probe = now;
  * - a cached Lease whose renewTime differs from the recorded lease's (any inequality, so an agent clock
- *   stepping back still counts, fixing Q4): probe = now. The recorded lease is always replaced by the newest
- *   cached copy, so a label edit is recorded (for the breaker) but is not a renewal;
- * - a status heartbeat never drops the recorded lease (Q2 fixed);
- * - no Ready condition: startup grace (Q1: a removed Ready condition is treated the same way).
+ *   stepping back still counts: docs/node-lifecycle.md#d1-judge-liveness-on-our-own-clock): probe = now. The
+ *   recorded lease is always replaced by the newest cached copy, so a label edit is recorded (for the breaker)
+ *   but is not a renewal;
+ * - a status heartbeat never drops the recorded lease (docs/node-lifecycle.md#d2-a-status-heartbeat-keeps-the-lease);
+ * - no Ready condition: startup grace; a removed Ready condition is treated the same way, as upstream
+ *   (docs/node-lifecycle.md#q1-removed-ready-uses-the-startup-grace).
  * Pure: returns a new record and never mutates `prev`.
  */
 export function observeNode(
@@ -94,10 +101,10 @@ export function isExpired(health: NodeHealth, gracePeriodMs: number, now: number
 }
 
 /**
- * Step 6 with Q3 fixed (DECISIONS 3): every condition the agent reported becomes Unknown (NodeStatusUnknown,
- * lastHeartbeatTime kept), and each of Ready/MemoryPressure/DiskPressure/PIDPressure that is missing is added as
- * NodeStatusNeverUpdated with lastHeartbeatTime = creationTimestamp. `changed` says whether anything differs,
- * which is when the controller writes.
+ * Step 6 (docs/node-lifecycle.md#d3-unknown-covers-every-condition): every condition the agent reported becomes
+ * Unknown (NodeStatusUnknown, lastHeartbeatTime kept), and each of Ready/MemoryPressure/DiskPressure/PIDPressure
+ * that is missing is added as NodeStatusNeverUpdated with lastHeartbeatTime = creationTimestamp. `changed` says
+ * whether anything differs, which is when the controller writes.
  */
 export function markUnknown(node: Node, nowWallMs: number): { conditions: NodeCondition[]; changed: boolean } {
   const at = formatTime(nowWallMs);
@@ -137,8 +144,9 @@ export function wouldMarkChange(node: Node): boolean {
 }
 
 /**
- * DECISIONS 13: an agent renewing every leaseDurationSeconds/4 (the agent's ratio) needs that interval plus one
- * monitor period to be shorter than the grace, or it would look dead between two renewals.
+ * docs/node-lifecycle.md#d13-upstream-defaults-and-safety-checks: an agent renewing every leaseDurationSeconds/4
+ * (the agent's ratio) needs that interval plus one monitor period to be shorter than the grace, or it would look
+ * dead between two renewals.
  */
 export function leaseRenewIntervalTooLong(lease: Lease, monitorPeriodMs: number, gracePeriodMs: number): boolean {
   return (lease.spec.leaseDurationSeconds * 1000) / 4 + monitorPeriodMs >= gracePeriodMs;

@@ -70,9 +70,10 @@ const SYNC_POLL_MS = 100;
 const SNAPSHOT_QUEUE_LIMIT = 50;
 
 /**
- * The node lifecycle controller (`pkg/controller/nodelifecycle`) with shepherd's DECISIONS: one loop, never
- * concurrent with itself, running a monitor pass every period (evaluate → zones and limiters → taints) and the
- * NoExecute tainter every tainter period in between. Nodes and leases are read only through the informer caches.
+ * The node lifecycle controller (`pkg/controller/nodelifecycle`) with shepherd's decisions
+ * (docs/node-lifecycle.md#decisions): one loop, never concurrent with itself, running a monitor pass every period
+ * (evaluate → zones and limiters → taints) and the NoExecute tainter every tainter period in between. Nodes and
+ * leases are read only through the informer caches.
  */
 export class NodeLifecycleController {
   readonly #d: NodeLifecycleControllerDeps;
@@ -216,10 +217,11 @@ export class NodeLifecycleController {
   }
 
   /**
-   * One pass (DECISIONS 5): judge every node from the caches synchronously, in name order; only nodes that
-   * are past their grace and would change when marked go through check B and the write, 8 at a time; then
-   * zones and limiters; then taints. A steady node (the same cached node and lease objects as last pass) costs
-   * a few identity comparisons per loop: nothing is copied or allocated, no promise is made for it.
+   * One pass (docs/node-lifecycle.md#one-pass): judge every node from the caches synchronously, in name order;
+   * only nodes that are past their grace and would change when marked go through check B and the write, 8 at a
+   * time; then zones and limiters; then taints (docs/node-lifecycle.md#d5-one-loop-in-a-fixed-order). A steady
+   * node (the same cached node and lease objects as last pass) costs a few identity comparisons per loop: nothing
+   * is copied or allocated, no promise is made for it.
    */
   async #pass(): Promise<void> {
     const now = this.#d.clock.monotonic();
@@ -229,7 +231,8 @@ export class NodeLifecycleController {
     let nodes = this.#taints.freshenAll(this.#d.nodes.sortedView?.() ?? this.#d.nodes.list());
     const first = nodes[0];
     if (first !== undefined) {
-      // Check A (spec §2.6) once for the pass: no await separates the nodes' synchronous judgements.
+      // Check A once for the pass: no await separates the nodes' synchronous judgements
+      // (docs/node-lifecycle.md#d16-check-b-only-before-a-write).
       const notReady = this.#consistency.ensureReady();
       if (notReady) return this.#abandon({ kind: 'short-circuit', node: first.metadata.name, error: notReady });
     }
@@ -280,7 +283,10 @@ export class NodeLifecycleController {
     return this.#afterJudgement(owned, recs, written);
   }
 
-  /** Zones and limiters, then taints (DECISIONS 5). Synchronous until the taint plans are made: `nodes` may be the cache's own array. */
+  /**
+   * Zones and limiters, then taints (docs/node-lifecycle.md#d5-one-loop-in-a-fixed-order). Synchronous until the
+   * taint plans are made: `nodes` may be the cache's own array.
+   */
   async #afterJudgement(
     nodes: readonly Node[],
     recs: readonly NodeRecord[],
@@ -298,7 +304,8 @@ export class NodeLifecycleController {
     for (const z of outcome.initial) this.#d.log.info({ zone: z }, 'Setting initial state for unseen zone');
     announceZones(this.#events, this.#d.log, outcome);
     if (outcome.transition === 'exit') {
-      // Every node gets a fresh grace: the outage may have been ours. Only existing records (#141572).
+      // Every node gets a fresh grace: the outage may have been ours. Only existing records
+      // (docs/node-lifecycle.md#d9-no-crash-without-a-health-record).
       for (const rec of this.#nodes.values())
         if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
     }
@@ -327,7 +334,10 @@ export class NodeLifecycleController {
     await this.#zoneObjects.sync(this.#lastZones);
   }
 
-  /** DECISIONS 13 for a node whose cached lease changed: the warning depends only on the lease duration. */
+  /**
+   * The renew-interval warning (docs/node-lifecycle.md#d13-upstream-defaults-and-safety-checks) for a node whose
+   * cached lease changed: the warning depends only on the lease duration.
+   */
   #checkLease(rec: NodeRecord, node: Node): void {
     rec.leaseChecked = rec.lease;
     const lease = rec.health?.lease;
@@ -337,10 +347,10 @@ export class NodeLifecycleController {
   }
 
   /**
-   * Queue bookkeeping in name order for the nodes `#tally` found unsettled (every node in master-disruption
-   * mode: `only` undefined), and the few taint writes it calls for. A Ready node outside master-disruption mode
-   * whose copy was already found clean is skipped: its reconcile would only `forget` it from a queue it cannot
-   * be in (only this node's own reconcile queues it).
+   * Queue bookkeeping in name order for the nodes `KnownNodes.tally` found unsettled (every node in master-disruption
+   * mode: `only` undefined), and the few taint writes it calls for. A Ready node outside master-disruption mode whose
+   * copy was already found clean is skipped: its reconcile would only `forget` it from a queue it cannot be in (only
+   * this node's own reconcile queues it).
    */
   #taintPlans(
     nodes: readonly Node[],
@@ -363,7 +373,10 @@ export class NodeLifecycleController {
     return plans;
   }
 
-  /** DECISIONS 4: nothing of the pass is kept; say why, once, and show it on every Zone object. */
+  /**
+   * docs/node-lifecycle.md#d4-abandon-the-whole-pass: nothing of the pass is kept; say why, once, and show it on
+   * every Zone object.
+   */
   async #abandon(sc: ShortCircuit): Promise<void> {
     this.#d.log.warn(
       { node: sc.node, err: sc.error },

@@ -7,9 +7,10 @@ import { observeNode, wouldMarkChange, type HealthTimings, type NodeHealth } fro
  * `nodeHealthMap` entry), plus what it derived from the node and lease it last judged, so that a node whose
  * cached objects did not change costs two identity comparisons per pass. Informer objects are read-only and
  * replaced on every change, and a resourceVersion names one content: "same object" or "same resourceVersion"
- * means "same derived data". Nothing a pass learns is kept when the pass is abandoned (DECISIONS 4): it is
- * staged in the `pass*` fields and committed only once the pass is known to go through. Staging allocates
- * nothing for a renewed lease: a pass must not churn the heap 50k objects at a time.
+ * means "same derived data". Nothing a pass learns is kept when the pass is abandoned
+ * (docs/node-lifecycle.md#d4-abandon-the-whole-pass): it is staged in the `pass*` fields and committed only once
+ * the pass is known to go through. Staging allocates nothing for a renewed lease: a pass must not churn the heap
+ * 50k objects at a time.
  */
 export interface NodeRecord {
   readonly name: string;
@@ -92,7 +93,7 @@ export function deriveLabels(rec: NodeRecord, node: Node, intern: (zone: string)
 
 /**
  * Steps 1–4 of `tryUpdateNodeHealth` from the caches, staged on the record: what `observeNode` would give,
- * computed only from what changed (nothing; the lease: `observeLease`'s rule; or the node: `observeNode`).
+ * computed only from what changed (nothing; the lease: `observeNode`'s lease rule; or the node: `observeNode`).
  * Returns true when the node is past its grace and a mark would change something: only those go through the
  * async write path.
  */
@@ -117,7 +118,8 @@ export function judgeStaged(
       rec.passKind = 'none';
       probe = prev.probeTimestamp;
     } else {
-      // observeLease without the new object: any renewTime inequality is a renewal (DECISIONS 1).
+      // observeNode's lease rule without a new health object: any renewTime inequality is a renewal
+      // (docs/node-lifecycle.md#d1-judge-liveness-on-our-own-clock).
       rec.passKind = 'lease';
       rec.passLease = lease;
       probe = rec.passProbe =

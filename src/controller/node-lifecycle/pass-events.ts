@@ -14,9 +14,9 @@ export interface KnownNode {
 }
 
 /**
- * DECISIONS 11: NodeNotReady (Warning) once per True → not-True transition, with the evidence when the
- * controller itself marked the node (`marked`: the verdict of this pass's Unknown write); NodeReady when Ready
- * comes back True. The first judgement of a node (e.g. after a restart) announces nothing.
+ * docs/node-lifecycle.md#d11-events: NodeNotReady (Warning) once per True → not-True transition, with the evidence
+ * when the controller itself marked the node (`marked`: the verdict of this pass's Unknown write); NodeReady when
+ * Ready comes back True. The first judgement of a node (e.g. after a restart) announces nothing.
  */
 export function announceReadyChange(
   events: EventRecorder,
@@ -45,7 +45,10 @@ export function announceReadyChange(
   }
 }
 
-/** DECISIONS 13: warn once per lease (and again if its duration changes) when renewals cannot beat the grace. */
+/**
+ * Warn once per lease (and again if its duration changes) when renewals cannot beat the grace
+ * (docs/node-lifecycle.md#d13-upstream-defaults-and-safety-checks).
+ */
 export function announceLeaseProblems(
   events: EventRecorder,
   log: Logger,

@@ -2,7 +2,8 @@
  * Notices when the controller itself stopped running (SIGSTOP, a VM freeze, a long GC, a laptop lid): if two
  * monitor passes start further apart than one period plus the grace, nothing was watching the nodes in between,
  * so their silence proves nothing. The controller then treats the pass like a restart: a fresh grace for every
- * node (issue 9, drill 3). Times are monotonic ms.
+ * node (docs/node-lifecycle.md#d14-a-paused-controller-gives-fresh-grace; drill 3 in
+ * test/e2e/controller-drills.test.ts). Times are monotonic ms.
  */
 export class PauseDetector {
   readonly #allowedGapMs: number;

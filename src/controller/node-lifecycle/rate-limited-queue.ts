@@ -23,7 +23,10 @@ const REQUEUE_SLACK_MS = 1e-6;
 
 interface Entry {
   item: TimedValue;
-  /** Insertion order: breaks processAt ties so items added in one pass come out in add order (DECISIONS 7). */
+  /**
+   * Insertion order: breaks processAt ties so items added in one pass come out in add order
+   * (docs/node-lifecycle.md#d7-sorted-iteration).
+   */
   seq: number;
 }
 
@@ -119,7 +122,7 @@ export class UniqueQueue {
 /**
  * `RateLimitedTimedQueue` (pkg/controller/nodelifecycle/scheduler): one per zone, feeding the NoExecute tainter.
  * `try` takes items in processAt order, each paid for with a token from the zone's limiter; `swapLimiter`
- * changes the zone's rate when its disruption state changes (spec §2.8, §2.9).
+ * changes the zone's rate when its disruption state changes (docs/node-lifecycle.md#zone-queues).
  */
 export class RateLimitedTimedQueue {
   readonly #queue = new UniqueQueue();
@@ -150,10 +153,11 @@ export class RateLimitedTimedQueue {
 
   /**
    * `Try`: while there is a head item, take a token, then process the head if it is due.
-   * Quirk Q6 is kept on purpose (pacing parity with upstream): the token is taken BEFORE checking that the head
-   * is due, so a not-yet-due head still costs a token. `done` drops the item from the heap (it stays in the set);
-   * not done reschedules it `retryAfterMs` later, unless it was removed while `fn` ran. The limiter is re-read
-   * on every iteration, so a `swapLimiter` made while `fn` awaits applies to the next item.
+   * Upstream's quirk is kept on purpose, for pacing parity (docs/node-lifecycle.md#q6-try-spends-a-token-first):
+   * the token is taken BEFORE checking that the head is due, so a not-yet-due head still costs a token. `done`
+   * drops the item from the heap (it stays in the set); not done reschedules it `retryAfterMs` later, unless it was
+   * removed while `fn` ran. The limiter is re-read on every iteration, so a `swapLimiter` made while `fn` awaits
+   * applies to the next item.
    * If `fn` rejects, the loop stops, the item stays due at the head (its token is spent) and the error propagates.
    */
   try(fn: (v: TimedValue) => Promise<TryResult>): Promise<void> {

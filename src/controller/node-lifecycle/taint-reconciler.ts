@@ -19,7 +19,7 @@ import {
   writeTaints,
 } from './taints.js';
 
-/** Tainter retry for a node without a Ready condition (NLC:610-618). */
+/** Tainter retry for a node without a Ready condition (upstream `doNoExecuteTaintingPass`). */
 export const TAINTER_RETRY_MS = 50;
 
 export interface TaintReconcilerDeps {
@@ -110,11 +110,13 @@ export class TaintReconciler {
   }
 
   /**
-   * One node after the zone decisions of the pass (DECISIONS 5), from its Ready as judged in this pass (#120816):
-   * True → both NoExecute taints go at once; False/Unknown → an instant swap when the opposite NoExecute taint
-   * is there, nothing when the matching one is (DECISIONS 8: no token spent), else the zone queue. In master-
-   * disruption mode NoExecute taints are lifted and unhealthy nodes wait in the queue. NoSchedule mirrors are
-   * kept in sync without rate limit. One write per node at most.
+   * One node after the zone decisions of the pass (docs/node-lifecycle.md#d5-one-loop-in-a-fixed-order), from its
+   * Ready as judged in this pass (https://github.com/kubernetes/kubernetes/pull/120816): True → both NoExecute
+   * taints go at once; False/Unknown → an instant swap when the opposite NoExecute taint is there, nothing when the
+   * matching one is (no token spent: docs/node-lifecycle.md#d8-restarts-keep-noexecute-taints), else the zone
+   * queue. In master-disruption mode NoExecute taints are lifted and unhealthy nodes wait in the queue. NoSchedule
+   * mirrors are kept in sync without rate limit (docs/node-lifecycle.md#d15-noschedule-taints-once-per-pass). One
+   * write per node at most.
    */
   async reconcile(node: Node, current: NodeCondition | undefined, master: boolean): Promise<void> {
     const plan = this.prepare(node, current, master);

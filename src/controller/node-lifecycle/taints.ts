@@ -13,7 +13,10 @@ import {
 export const UNREACHABLE_NO_EXECUTE: Taint = Object.freeze({ key: TAINT_UNREACHABLE, effect: 'NoExecute' });
 export const NOT_READY_NO_EXECUTE: Taint = Object.freeze({ key: TAINT_NOT_READY, effect: 'NoExecute' });
 
-/** `nodeConditionToTaintKeyStatusMap` (NLC:90-106): a NoSchedule taint per (condition, status). */
+/**
+ * Upstream `nodeConditionToTaintKeyStatusMap`: a NoSchedule taint per (condition, status)
+ * (docs/node-lifecycle.md#taints).
+ */
 const CONDITION_TAINTS: ReadonlyArray<{ type: string; status: NodeCondition['status']; key: string }> = [
   { type: 'Ready', status: 'False', key: TAINT_NOT_READY },
   { type: 'Ready', status: 'Unknown', key: TAINT_UNREACHABLE },

@@ -4,7 +4,7 @@ import type { ZoneState as CoreZoneState } from '../../core/zone.js';
 /** The zone states of the Zone object (src/core/zone.ts); `Initial` only ever comes from the controller's map. */
 export type ZoneState = CoreZoneState;
 
-/** `--unhealthy-zone-threshold` default (DECISIONS 13). */
+/** `--unhealthy-zone-threshold` default (docs/node-lifecycle.md#defaults-and-flags). */
 export const DEFAULT_UNHEALTHY_ZONE_THRESHOLD = 0.55;
 
 /**

@@ -74,9 +74,10 @@ function toStoreEvent(ev: IEvent): StoreEvent<AnyObject> {
  * etcd replays history then streams live changes, in revision order, with no hand-over of our own.
  *
  * Bookmarks: when idle for progressIntervalMs we send a WatchProgressRequest. etcd before 3.4.25/3.5.8 may answer
- * it ahead of events already queued for the stream (etcd-io/etcd#15220), so a progress revision is only turned
- * into a BOOKMARK once a second request, sent after the first answer arrived, reports the same revision with no
- * event in between: the store did not move, and whatever was queued at that revision has been flushed.
+ * it ahead of events already queued for the stream (https://github.com/etcd-io/etcd/issues/15220), so a progress
+ * revision is only turned into a BOOKMARK once a second request, sent after the first answer arrived, reports the
+ * same revision with no event in between: the store did not move, and whatever was queued at that revision has
+ * been flushed.
  */
 export async function* etcdWatch(
   src: EtcdWatchSource,

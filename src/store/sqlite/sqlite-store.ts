@@ -21,7 +21,7 @@ export interface SqliteStoreOptions {
   log?: Logger;
   /** Keep at least this much change history for watch resumes; default 5 min. */
   historyRetentionMs?: number;
-  /** Default 10 s. */
+  /** Default 1 s (DEFAULT_COMPACTION_INTERVAL_MS). */
   compactionIntervalMs?: number;
   /** For the commit-latency / batch-size metrics. */
   onCommit?: (batchSize: number, durationMs: number) => void;
@@ -42,7 +42,10 @@ const DEFAULT_RETENTION_MS = 5 * 60_000;
 // Compaction and the WAL checkpoint after it run on the event loop: small, frequent passes keep each stall short
 // (at 10 s a 20k-node fleet left ~40 MB of WAL per checkpoint and stalled renewals for seconds).
 const DEFAULT_COMPACTION_INTERVAL_MS = 1_000;
-/** Most change-log rows one compaction pass deletes; a backlog (after downtime) is worked off over several passes. */
+/**
+ * Most revisions (not rows: a log row holds a whole commit) one compaction pass moves the compacted revision
+ * forward by; a backlog (after downtime) is worked off over several passes.
+ */
 const MAX_COMPACTION_ROWS = 20_000;
 const DEFAULT_WATCH_QUEUE = 10_000;
 const DEFAULT_RECENT_OBJECTS = 20_000;
