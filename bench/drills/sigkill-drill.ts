@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { HttpApiClient } from '../../src/client/http-client.js';
 import type { Lease } from '../../src/core/lease.js';
-import { eventually, SHEPHERD_BIN, startProcess, type Proc, type ServerProc } from '../../test/support/processes.js';
+import { eventually } from '../../test/support/eventually.js';
+import { SHEPHERD_BIN, startProcess, type Proc, type ServerProc } from '../../test/support/processes.js';
 import { DrillLog, elapsedSince, type DrillResult } from './drill-result.js';
 import { ResumingWatcher } from './resuming-watcher.js';
 

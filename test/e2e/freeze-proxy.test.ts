@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
 import { FreezeProxy } from '../support/freeze-proxy.js';
-import { eventually } from '../support/processes.js';
+import { eventually } from '../support/eventually.js';
 import { sleep } from '../support/node-history.js';
 
 // The fault injector of the breaker drills must do exactly what it says: hold watch bytes (connection open),

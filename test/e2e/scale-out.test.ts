@@ -6,8 +6,8 @@ import { LEADER_ELECTION_LEASE_NAME } from '../../src/controller/leader-election
 import { SYSTEM_NAMESPACE, type Lease } from '../../src/core/lease.js';
 import type { Node } from '../../src/core/node.js';
 import { startEtcd, type TestEtcd } from '../support/etcd.js';
+import { eventually } from '../support/eventually.js';
 import {
-  eventually,
   type Proc,
   runSheepctl,
   SHEPHERD_BIN,

@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  eventually,
-  SHEPHERD_BIN,
-  startProcess,
-  startServer,
-  tempDir,
-  type Proc,
-  type ServerProc,
-} from '../support/processes.js';
+import { eventually } from '../support/eventually.js';
+import { SHEPHERD_BIN, startProcess, startServer, tempDir, type Proc, type ServerProc } from '../support/processes.js';
 
 // Real processes: `shepherd --mode server` with short controller flags and `shepherd --mode fleet` driven
 // through its stdin, as an operator would drive a failure drill. Needs `npm run build` (bin/ runs dist/).
