@@ -9,8 +9,10 @@ import { FakeCache } from '../support/fake-cache.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 /**
- * A FakeApiClient whose writes reach the FakeCaches at once, as an informer with no lag would. Tests freeze
- * one cache (`syncLeases = false`) to play a stale watch.
+ * A FakeApiClient whose writes reach the FakeCaches at once, as an informer with no lag would: each change as a
+ * new object, every other object keeping its identity, so the monitor pass takes its identity fast path
+ * (src/controller/node-lifecycle/node-record.ts) as it does in production. Tests freeze one cache
+ * (`syncLeases = false`) to play a stale watch.
  */
 export class InformedFakeApiClient extends FakeApiClient {
   syncNodes = true;

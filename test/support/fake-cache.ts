@@ -2,9 +2,16 @@ import type { ObjectCache } from '../../src/client/object-cache.js';
 
 type Meta = { metadata: { name: string; namespace?: string; resourceVersion: string } };
 
-/** An ObjectCache the test fills by hand (the informer's contract without the network). */
+/**
+ * An ObjectCache the test fills by hand, sharing objects the way the Informer (src/client/informer.ts) does:
+ * `get`, `list` and `sortedView` hand out the stored object itself, the same one until a change replaces it
+ * with a new object, so code that remembers "the object I judged last time" and compares identities sees
+ * exactly what it would see in production. `sortedView` is patched in place when an object changes and rebuilt
+ * after an add or a delete, as the informer's is. Treat what it hands out as read-only, as with the informer.
+ */
 export class FakeCache<T extends Meta> implements ObjectCache<T> {
   readonly #items = new Map<string, T>();
+  #sorted: { keys: string[]; objects: T[] } | undefined;
   #rv = '';
   synced = true;
 
@@ -14,17 +21,17 @@ export class FakeCache<T extends Meta> implements ObjectCache<T> {
   ) {}
 
   get(key: string): T | undefined {
-    const o = this.#items.get(key);
-    return o === undefined ? undefined : structuredClone(o);
+    return this.#items.get(key);
   }
   list(): T[] {
-    return [...this.#items.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, o]) => structuredClone(o));
+    return this.sortedView().slice();
   }
-  /** ObjectCache's read-only view; copies as `list()` does (a test may replace `list`). */
   sortedView(): readonly T[] {
-    return this.list();
+    if (this.#sorted === undefined) {
+      const keys = [...this.#items.keys()].sort();
+      this.#sorted = { keys, objects: keys.map((k) => this.#items.get(k) as T) };
+    }
+    return this.#sorted.objects;
   }
   lastSyncResourceVersion(): string {
     return this.#rv;
@@ -32,13 +39,21 @@ export class FakeCache<T extends Meta> implements ObjectCache<T> {
   hasSynced(): boolean {
     return this.synced;
   }
-  /** Stores the object and advances the cache revision to its resourceVersion (as a watch event would). */
+  /**
+   * Stores obj itself (the caller hands over a fresh object per change, as a watch event is) and advances the
+   * cache revision to its resourceVersion.
+   */
   set(obj: T): void {
-    this.#items.set(this.keyOf(obj), structuredClone(obj));
+    const key = this.keyOf(obj);
+    const replaced = this.#items.has(key);
+    this.#items.set(key, obj);
+    const i = replaced && this.#sorted ? this.#sorted.keys.indexOf(key) : -1;
+    if (i >= 0) (this.#sorted as { objects: T[] }).objects[i] = obj;
+    else this.#sorted = undefined;
     this.advance(obj.metadata.resourceVersion);
   }
   remove(key: string, rv?: string): void {
-    this.#items.delete(key);
+    if (this.#items.delete(key)) this.#sorted = undefined;
     if (rv !== undefined) this.advance(rv);
   }
   /** A bookmark: the cache has seen everything up to rv. */
