@@ -12,7 +12,7 @@ import type {
 } from '../../src/client/api-client.js';
 import { AlreadyExistsError, ConflictError, InvalidError, NotFoundError } from '../../src/core/errors.js';
 import type { Event } from '../../src/core/event.js';
-import { KIND_OF, RESOURCES, type Resource } from '../../src/core/kinds.js';
+import { KIND_OF, keyOf, RESOURCES, type Resource } from '../../src/core/kinds.js';
 import { NODE_LEASE_NAMESPACE, type Lease } from '../../src/core/lease.js';
 import type { Node } from '../../src/core/node.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../src/core/selectors.js';
@@ -75,7 +75,7 @@ export class FakeApiClient implements ApiClient {
     events: new Map(),
     zones: new Map(),
   };
-  readonly #feeds: FakeWatches<StoredObject>;
+  readonly #watches: FakeWatches<StoredObject>;
   readonly #listeners = new Set<(resource: Resource, type: ChangeType, obj: StoredObject) => void>();
   readonly #failures: { resource: Resource | undefined; op: Op | undefined; error: unknown; times: number }[] = [];
   #eventSeq = 0;
@@ -99,7 +99,7 @@ export class FakeApiClient implements ApiClient {
       }
     }
     this.#revision = Math.max(this.#revision, options.revision ?? 0);
-    this.#feeds = new FakeWatches(this.#revision);
+    this.#watches = new FakeWatches(this.#revision);
     const nodes = this.#resource<Node>('nodes');
     this.nodes = { ...nodes, updateStatus: (obj) => this.#updateStatus(obj) };
     this.events = this.#resource<Event>('events');
@@ -140,7 +140,7 @@ export class FakeApiClient implements ApiClient {
 
   /** The watch streams opened on resource (and lease namespace), oldest first, open or not. */
   watches<T = StoredObject>(resource: Resource, namespace?: string): WatchFeed<T>[] {
-    return this.#feeds.feeds<T>(resource, namespace);
+    return this.#watches.feeds<T>(resource, namespace);
   }
 
   /** Writes an object directly (as another writer would): bumps the revision, tells every watch. */
@@ -170,12 +170,12 @@ export class FakeApiClient implements ApiClient {
 
   /** Forgets history up to now: a watch from an older resourceVersion fails with Gone (410). */
   compact(): void {
-    this.#feeds.compact(this.#revision);
+    this.#watches.compact(this.#revision);
   }
 
   /** Sends a BOOKMARK at the current revision on every open watch of resource that asked for bookmarks. */
   bookmark(resource: Resource): void {
-    this.#feeds.bookmark(resource, this.#revision);
+    this.#watches.bookmark(resource, this.#revision);
   }
 
   /** Calls listener synchronously on every committed change, with its own copy (an in-process watch). */
@@ -184,12 +184,13 @@ export class FakeApiClient implements ApiClient {
     return () => this.#listeners.delete(listener);
   }
 
+  /** The store key (core's codec); a lease without a namespace is a node lease, as `leases()` defaults. */
   #keyOf(resource: Resource, name: string, namespace?: string): string {
-    return resource === 'leases' ? `${namespace ?? NODE_LEASE_NAMESPACE}/${name}` : name;
+    return keyOf(resource, { metadata: { name, namespace: namespace ?? NODE_LEASE_NAMESPACE } });
   }
 
   #commit(resource: Resource, type: ChangeType, obj: StoredObject): void {
-    this.#feeds.record({ revision: this.#revision, resource, type, object: obj });
+    this.#watches.record({ revision: this.#revision, resource, type, object: obj });
     for (const l of this.#listeners) l(resource, type, structuredClone(obj));
   }
 
@@ -245,7 +246,7 @@ export class FakeApiClient implements ApiClient {
       refused.fail(err);
       return refused;
     }
-    return this.#feeds.open<T>(resource, namespace, request, () => ({
+    return this.#watches.open<T>(resource, namespace, request, () => ({
       revision: this.#revision,
       objects: this.#list(resource, namespace, {}),
     }));
