@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HttpApiClient } from '../src/client/http-client.js';
 import { readyCondition } from '../src/core/node.js';
+import { eventually } from '../test/support/eventually.js';
 import { median, ROOT, spawnListening } from './lib.js';
 import { cpuShare, machine, procSample } from './proc-stats.js';
 
@@ -95,16 +96,15 @@ try {
     }
   })().catch((e: unknown) => process.stderr.write(`watch: ${String(e)}\n`));
   // Registered and renewing; then the first agent's idle cost over the idle window.
-  for (;;) {
-    await sleep(1000);
-    const nodes = await client.nodes.list();
-    if (
-      agents.every((_, i) =>
+  await eventually(
+    async () => {
+      const nodes = await client.nodes.list();
+      return agents.every((_, i) =>
         nodes.items.some((n) => n.metadata.name === `victim-${i}` && readyCondition(n)?.status === 'True'),
-      )
-    )
-      break;
-  }
+      );
+    },
+    { what: 'every victim registered and Ready', timeoutMs: 10 * 60_000, intervalMs: 1000 },
+  );
   await sleep(10_000);
   const pid = agents[0]?.pid as number;
   const a = procSample(pid);
@@ -119,8 +119,12 @@ try {
     const lease = await client.leases().get(`victim-${i}`);
     samples.set(`victim-${i}`, { name: `victim-${i}`, killedAt, lastRenewAt: Date.parse(lease.spec.renewTime) });
   }
-  const deadline = Date.now() + 120_000;
-  while ([...samples.values()].some((s) => s.taintAt === undefined) && Date.now() < deadline) await sleep(500);
+  // Waits for every victim's taint; after 2 min the report shows whichever samples are still missing.
+  await eventually(() => [...samples.values()].every((s) => s.taintAt !== undefined), {
+    what: 'every victim tainted',
+    timeoutMs: 120_000,
+    intervalMs: 500,
+  }).catch(() => undefined);
 } finally {
   ac.abort();
   await watching;

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { eventually } from '../test/support/eventually.js';
 import { ROOT, spawnListening } from './lib.js';
 import { cpuShare, machine, procSample } from './proc-stats.js';
 
@@ -45,6 +46,11 @@ interface StepResult {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The JSON of the last complete `totals-json {…}` line in out (undefined while it is still being written). */
+function lastTotals(out: string): string | undefined {
+  return [...out.matchAll(/totals-json (\{.*\})\n/g)].at(-1)?.[1];
+}
 
 async function step(n: number, dir: string): Promise<StepResult> {
   const server = await spawnListening(
@@ -92,14 +98,20 @@ async function step(n: number, dir: string): Promise<StepResult> {
   const started = Date.now();
   try {
     // Registered: every agent running and the server showing every node Ready.
-    for (;;) {
-      await sleep(1000);
-      const last = [...out.matchAll(/agents (\d+)\/(\d+) running.*server: Ready (\d+) Unknown (\d+)/g)].at(-1);
-      if (last && Number(last[1]) === n && Number(last[3]) === n) break;
-      if (Date.now() - started > 15 * 60_000)
-        throw new Error(`N=${n}: not all registered and Ready after 15 minutes:\n${out.slice(-2000)}`);
-      if (fleet.exitCode !== null) throw new Error(`fleet exited early:\n${out.slice(-2000)}`);
-    }
+    const registered = await eventually(
+      () => {
+        if (fleet.exitCode !== null) return 'exited';
+        const last = [...out.matchAll(/agents (\d+)\/(\d+) running.*server: Ready (\d+) Unknown (\d+)/g)].at(-1);
+        return last !== undefined && Number(last[1]) === n && Number(last[3]) === n && 'ready';
+      },
+      {
+        what: `N=${n}: every agent registered and every node Ready`,
+        last: () => out.slice(-2000),
+        timeoutMs: 15 * 60_000,
+        intervalMs: 1000,
+      },
+    );
+    if (registered === 'exited') throw new Error(`fleet exited early:\n${out.slice(-2000)}`);
     const registerS = (Date.now() - started) / 1000;
     process.stderr.write(
       `N=${n}: all registered and Ready after ${registerS.toFixed(0)}s; settling ${settleS}s, then measuring ${windowS}s\n`,
@@ -113,9 +125,11 @@ async function step(n: number, dir: string): Promise<StepResult> {
     const s1 = procSample(server.child.pid as number);
     const f1 = procSample(fleet.pid as number);
     fleet.stdin.write('mark\n');
-    while (out.split('totals-json').length <= marks) await sleep(100);
-    await sleep(200);
-    const json = [...out.matchAll(/totals-json (\{.*\})/g)].at(-1)?.[1] as string;
+    const json = await eventually(() => (out.split('totals-json').length > marks ? lastTotals(out) : undefined), {
+      what: 'the fleet printing its second totals-json line',
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
     const totals = JSON.parse(json) as Totals;
     const ok = totals.p99Ms <= 100 && totals.wrongUnknown === 0 && totals.errors === 0 && totals.serverReady === n;
     const r = {

@@ -25,6 +25,7 @@ import { formatTime } from '../src/core/clock.js';
 import { leaseKey, NODE_LEASE_NAMESPACE, type Lease } from '../src/core/lease.js';
 import { silentLogger } from '../src/core/logger.js';
 import { REGION_LABEL, ZONE_LABEL, type Node } from '../src/core/node.js';
+import { eventually } from '../test/support/eventually.js';
 import { FakeApiClient } from '../test/support/fake-api-client.js';
 import { FakeClock } from '../test/support/fake-clock.js';
 
@@ -153,10 +154,6 @@ async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
   };
 }
 
-async function until(cond: () => boolean): Promise<void> {
-  while (!cond()) await new Promise<void>((r) => setImmediate(r));
-}
-
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -204,24 +201,16 @@ async function run(n: number): Promise<Result> {
   });
   void nodes.run(ac.signal);
   void leases.run(ac.signal);
-  await until(() => nodes.hasSynced() && leases.hasSynced());
+  await eventually(() => nodes.hasSynced() && leases.hasSynced(), {
+    what: 'both informers synced',
+    timeoutMs: 600_000,
+  });
   const names = nodeSrc.items.map((x) => x.metadata.name);
   nodeSrc.items.length = 0;
   leaseSrc.items.length = 0;
   const heap1 = heapAfterGc();
 
-  const client = new FakeApiClient(() => clock.now());
-  // The API names an Event itself when the body has no name; the shared fake would refuse all but the first.
-  const createEvent = client.events.create;
-  let eventSeq = 0;
-  (client as { events: FakeApiClient['events'] }).events = {
-    ...client.events,
-    create: (obj, options) =>
-      createEvent(
-        { ...obj, metadata: { ...obj.metadata, name: `${obj.involvedObject.name}.${(++eventSeq).toString(16)}` } },
-        options,
-      ),
-  };
+  const client = new FakeApiClient({ now: () => clock.now() });
   const controller = new NodeLifecycleController({
     client,
     nodes,
@@ -244,7 +233,11 @@ async function run(n: number): Promise<Result> {
       });
     }
     const want = String(rv);
-    await until(() => leases.lastSyncResourceVersion() === want);
+    await eventually(() => leases.lastSyncResourceVersion() === want, {
+      what: `the lease informer at resourceVersion ${want}`,
+      intervalMs: 0,
+      timeoutMs: 600_000,
+    });
   };
 
   // Pass 1 registers every node (N RegisteredNode events); not the steady state, so not measured.

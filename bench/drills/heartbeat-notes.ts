@@ -1,6 +1,6 @@
 // The explanation RELIABILITY.md gives next to drill 7's figures: what the target "under 50 MB after 1M renewals over
 // 1,000 leases" (BENCHMARKS.md, section 11) means for a store that must keep --watch-history of change log.
-import type { DrillResult } from './drill-result.js';
+import type { DrillResult } from '../../test/support/drills/drill-result.js';
 
 const num = (r: DrillResult | undefined, k: string): number => Number(r?.counts[k] ?? Number.NaN);
 

@@ -1,7 +1,7 @@
 // Renders the long-form drill results as RELIABILITY.md: the command, the machine, and per drill its
 // settings, counts and outcome, plus what the heartbeat drill means for the 50 MB target.
 import { cpus, loadavg, totalmem } from 'node:os';
-import type { DrillResult } from './drill-result.js';
+import type { DrillResult } from '../../test/support/drills/drill-result.js';
 
 export interface Machine {
   cpu: string;

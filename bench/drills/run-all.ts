@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runDiskFullDrill } from './disk-full-drill.js';
-import type { DrillResult } from './drill-result.js';
-import { runHeartbeatLoadDrill } from './heartbeat-load-drill.js';
+import { runDiskFullDrill } from '../../test/support/drills/disk-full-drill.js';
+import type { DrillResult } from '../../test/support/drills/drill-result.js';
+import { runHeartbeatLoadDrill } from '../../test/support/drills/heartbeat-load-drill.js';
 import { describeMachine, renderReliability } from './reliability-report.js';
-import { runSigkillDrill } from './sigkill-drill.js';
-import { runWatchDisconnectDrill } from './watch-disconnect-drill.js';
+import { runSigkillDrill } from '../../test/support/drills/sigkill-drill.js';
+import { runWatchDisconnectDrill } from '../../test/support/drills/watch-disconnect-drill.js';
 import { heartbeatNotes } from './heartbeat-notes.js';
 
 const { values } = parseArgs({

@@ -56,7 +56,7 @@ export function agentConfig(overrides: Partial<AgentConfig> = {}): AgentConfig {
 
 export function fakes(): { clock: FakeClock; client: FakeApiClient } {
   const clock = new FakeClock();
-  return { clock, client: new FakeApiClient(() => clock.now()) };
+  return { clock, client: new FakeApiClient({ now: () => clock.now() }) };
 }
 
 /** What HttpApiClient throws when the server is down (client/network-errors.ts). */

@@ -6,6 +6,7 @@ import { observeWindowMs } from '../../src/agent/registration.js';
 import type { Lease } from '../../src/core/lease.js';
 import { recordingLogger, silentLogger } from '../../src/core/logger.js';
 import type { Node } from '../../src/core/node.js';
+import { flush } from '../support/fake-clock.js';
 import { agentConfig, FakeHost, fakes, fixedRandom, unreachable } from './agent-fixtures.js';
 
 function setup() {
@@ -53,8 +54,25 @@ describe('Agent', () => {
     const ac = new AbortController();
     const running = t.agent.run(ac.signal);
     await t.clock.advance(30_000);
+    const tries = t.client.callsOf('leases', 'get').length;
+    assert.ok(tries >= 3, `registration is still retrying (${tries} tries so far)`);
+    assert.equal(t.clock.pendingSleepers, 1, 'waiting out a backoff when stopped');
     ac.abort();
-    await running;
+    // Resolves (not rejects) at once: the abort cuts the backoff short, no fake time has to pass.
+    const outcome = await Promise.race([
+      running.then(
+        () => 'resolved',
+        (err: unknown) => `rejected: ${String(err)}`,
+      ),
+      flush().then(() => 'still running'),
+    ]);
+    assert.equal(outcome, 'resolved');
+    assert.equal(t.clock.pendingSleepers, 0);
+    const calls = t.client.calls.length;
+    await t.clock.advance(60_000);
+    assert.equal(t.client.calls.length, calls, 'no retry after the stop');
+    assert.equal(t.client.data.nodes.size + t.client.data.leases.size, 0, 'nothing was registered');
+    assert.equal(t.agent.stats().renewals, 0);
   });
 
   it('keeps renewing across an API outage longer than the backoff cap, and re-posts status on recovery', async () => {

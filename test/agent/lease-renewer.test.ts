@@ -152,7 +152,7 @@ describe('LeaseRenewer', () => {
 
   it('re-creates a lease deleted under it (its node was deleted) without waiting', async () => {
     const t = setup();
-    t.client.data.leases.delete('node-lease/node-1');
+    t.client.remove('leases', 'node-1');
     await t.clock.advance(10_000);
     assert.deepEqual(
       t.ops.map((o) => o.op),

@@ -144,7 +144,7 @@ describe('StatusReporter', () => {
   it('registers the node again when it was deleted', async () => {
     const t = setup(fixedRandom(0), true);
     await t.clock.advance(1000);
-    t.client.data.nodes.delete('node-1');
+    t.client.remove('nodes', 'node-1');
     t.host.mem = { availableBytes: 1, totalBytes: 16e9 };
     await t.clock.advance(10_000);
     assert.equal(t.recreated(), 1);

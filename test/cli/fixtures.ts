@@ -2,6 +2,7 @@ import type { Event } from '../../src/core/event.js';
 import type { Lease } from '../../src/core/lease.js';
 import type { Node } from '../../src/core/node.js';
 import type { Zone } from '../../src/core/zone.js';
+import { FakeApiClient, type FakeApiClientOptions } from '../support/fake-api-client.js';
 
 /** Every golden file is rendered at this instant. */
 export const NOW = Date.parse('2026-11-29T12:00:00.000Z');
@@ -193,3 +194,13 @@ export const ZONES: Zone[] = [
   ),
   zone('zone-b', { state: 'FullDisruption', nodes: 1, notReady: 1, evictionRate: 0.1 }),
 ];
+
+/** The API revision every fixture client starts at (above every fixture's resourceVersion): lists report it. */
+export const FIXTURE_REVISION = 100;
+
+/** A FakeApiClient serving the given fixtures (default: all of them) at FIXTURE_REVISION. */
+export function fixtureClient(
+  data: FakeApiClientOptions = { nodes: NODES, leases: LEASES, events: EVENTS, zones: ZONES },
+): FakeApiClient {
+  return new FakeApiClient({ revision: FIXTURE_REVISION, ...data });
+}

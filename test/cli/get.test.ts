@@ -3,10 +3,8 @@ import { test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { runGet, type GetOptions } from '../../src/cli/get.js';
 import { assertGolden, testDeps } from './capture.js';
-import { FakeApiClient } from './fake-api-client.js';
-import { EVENTS, LEASES, NODES, ZONES, zone } from './fixtures.js';
+import { fixtureClient as client, NODES, ZONES, zone } from './fixtures.js';
 
-const client = (): FakeApiClient => new FakeApiClient({ nodes: NODES, leases: LEASES, events: EVENTS, zones: ZONES });
 const get = (resource: GetOptions['resource'], extra: Partial<GetOptions> = {}): GetOptions => ({
   resource,
   names: [],
@@ -60,7 +58,7 @@ test('get zones: table, then the controller leader from the leader Lease', async
 });
 
 test('get zones explains master disruption and a holding circuit breaker; leader from annotation without a Lease', async () => {
-  const c = new FakeApiClient({
+  const c = client({
     zones: [
       zone(
         'zone-a',
@@ -125,11 +123,11 @@ test('get NAME that does not exist: the found ones print, each missing one is na
 });
 
 test('an empty list prints "No resources found" to stderr and exits 0; json still prints an empty List', async () => {
-  const d = testDeps(new FakeApiClient());
+  const d = testDeps(client({}));
   assert.equal(await runGet(d, get('nodes')), 0);
   assert.equal(d.out.text, '');
   assert.equal(d.err.text, 'No resources found\n');
-  const j = testDeps(new FakeApiClient());
+  const j = testDeps(client({}));
   await runGet(j, get('events', { output: 'json' }));
   assert.deepEqual(JSON.parse(j.out.text).items, []);
 });

@@ -5,8 +5,8 @@ import { ServiceUnavailableError, UnauthorizedError } from '../../src/core/error
 import { main } from '../../src/main/sheepctl.js';
 import { flush } from '../support/fake-clock.js';
 import { Capture } from './capture.js';
-import { FakeApiClient } from './fake-api-client.js';
-import { EVENTS, LEASES, NODES, NOW, ZONES } from './fixtures.js';
+import type { FakeApiClient } from '../support/fake-api-client.js';
+import { fixtureClient, LEASES, NODES, NOW } from './fixtures.js';
 
 interface Run {
   code: number;
@@ -20,7 +20,7 @@ async function run(
   argv: string[],
   o: { env?: Record<string, string>; tty?: boolean; client?: FakeApiClient; signal?: AbortSignal } = {},
 ): Promise<Run> {
-  const client = o.client ?? new FakeApiClient({ nodes: NODES, leases: LEASES, events: EVENTS, zones: ZONES });
+  const client = o.client ?? fixtureClient();
   const stdout = new Capture(o.tty ?? false);
   const stderr = new Capture();
   const globals: GlobalOptions[] = [];
@@ -103,7 +103,7 @@ test('usage errors print the message and the usage to stderr, exit 1, without co
 
 test('a connection failure names the address and suggests SHEPHERD_API, exit 1', async () => {
   const refused = Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:9999'), { code: 'ECONNREFUSED' });
-  const client = new FakeApiClient();
+  const client = fixtureClient({});
   client.failAll(
     new ServiceUnavailableError('cannot reach the shepherd API at http://10.1.2.3:9999: connection refused', {
       cause: refused,
@@ -117,7 +117,7 @@ test('a connection failure names the address and suggests SHEPHERD_API, exit 1',
   );
   assert.equal(r.out, '');
 
-  const down = new FakeApiClient();
+  const down = fixtureClient({});
   down.failAll(new ServiceUnavailableError('storage is not open yet'));
   const r2 = await run(['zones', '--server', 'ctl.example:9876'], { client: down });
   assert.equal(r2.code, 1);
@@ -143,7 +143,7 @@ test('not found names the object: get, describe and delete', async () => {
 });
 
 test('401 asks for a token', async () => {
-  const client = new FakeApiClient();
+  const client = fixtureClient({});
   client.failAll(new UnauthorizedError());
   const r = await run(['nodes'], { client });
   assert.equal(r.code, 1);
@@ -154,13 +154,13 @@ test('delete node and version', async () => {
   const del = await run(['delete', 'node', 'node-1']);
   assert.equal(del.code, 0);
   assert.equal(del.out, 'node "node-1" deleted\n');
-  assert.ok(!del.client.nodes.objects.has('node-1'));
+  assert.ok(!del.client.data.nodes.has('node-1'));
   assert.ok(del.client.closed, 'the client is closed after the command');
 
   const v = await run(['version']);
   assert.equal(v.code, 0);
   assert.match(v.out, /^Client Version: \d+\.\d+\.\d+\nServer Version: 0\.1\.0 \(storage sqlite, commit abc1234\)\n$/);
-  const down = new FakeApiClient();
+  const down = fixtureClient({});
   down.failAll(new ServiceUnavailableError('down'));
   const v2 = await run(['version'], { client: down });
   assert.equal(v2.code, 1);
@@ -182,7 +182,9 @@ test('shortcuts and aliases print what get prints', async () => {
 test('events --for node/NAME --types Warning', async () => {
   const r = await run(['events', '--for', 'node/node-2', '--types', 'warning']);
   assert.equal(r.code, 0);
-  assert.deepEqual(r.client.events.calls, ['list |involvedObject.kind=Node,involvedObject.name=node-2']);
+  assert.deepEqual(r.client.callsOf('events'), [
+    { resource: 'events', op: 'list', name: '', fieldSelector: 'involvedObject.kind=Node,involvedObject.name=node-2' },
+  ]);
   const rows = r.out.trim().split('\n');
   assert.equal(rows.length, 3);
   assert.ok(rows.slice(1).every((l) => / Warning +Node(NotReady|Tainted) +node\/node-2 /.test(l)));
@@ -223,10 +225,10 @@ test('colour only on a TTY and never with NO_COLOR', async () => {
 
 test('-w ends with exit code 0 when interrupted (SIGINT aborts the signal)', async () => {
   const stop = new AbortController();
-  const client = new FakeApiClient({ nodes: NODES, leases: LEASES });
+  const client = fixtureClient({ nodes: NODES, leases: LEASES });
   const pending = run(['get', 'nodes', '-w', '-o', 'name'], { client, signal: stop.signal });
   await flush();
-  client.nodes.feeds[0]?.push({ type: 'DELETED', object: NODES[3]! });
+  client.remove('nodes', 'node-4');
   await flush();
   stop.abort();
   const r = await pending;
@@ -237,7 +239,7 @@ test('-w ends with exit code 0 when interrupted (SIGINT aborts the signal)', asy
 
 test('an interrupted one-shot command exits 130, not 0', async () => {
   const stop = new AbortController();
-  const client = new FakeApiClient();
+  const client = fixtureClient({});
   const abortError = Object.assign(new Error('aborted'), { name: 'AbortError' });
   client.failAll(abortError);
   stop.abort();

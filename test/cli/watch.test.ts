@@ -5,8 +5,7 @@ import { GoneError, ServiceUnavailableError } from '../../src/core/errors.js';
 import type { Node } from '../../src/core/node.js';
 import { flush } from '../support/fake-clock.js';
 import { testDeps } from './capture.js';
-import { FakeApiClient } from './fake-api-client.js';
-import { LEASES, NODES, node } from './fixtures.js';
+import { fixtureClient, LEASES, NODES, node } from './fixtures.js';
 
 const watchNodes = (extra: Partial<GetOptions> = {}): GetOptions => ({
   resource: 'nodes',
@@ -16,14 +15,11 @@ const watchNodes = (extra: Partial<GetOptions> = {}): GetOptions => ({
   ...extra,
 });
 
-const readyNode4 = (rv: string): Node => {
-  const n = node('node-4', { created: 45_000, ready: 'True', heartbeat: 1000 });
-  n.metadata.resourceVersion = rv;
-  return n;
-};
+/** node-4 turned Ready; the fake gives it the next resourceVersion when put. */
+const readyNode4 = (): Node => node('node-4', { created: 45_000, ready: 'True', heartbeat: 1000 });
 
 function setup() {
-  const client = new FakeApiClient({ nodes: NODES, leases: LEASES });
+  const client = fixtureClient({ nodes: NODES, leases: LEASES });
   const stop = new AbortController();
   const d = testDeps(client, { signal: stop.signal });
   return { client, stop, d };
@@ -36,11 +32,12 @@ test('-w prints the list, then one aligned row per change without reprinting the
   const header = d.out.text.split('\n')[0] ?? '';
   assert.match(header, /^NAME +STATUS +ZONE +TAINTS +LAST HEARTBEAT +AGE$/);
   assert.equal(d.out.text.split('\n').length, 6, 'header, four nodes, trailing newline');
-  const feed = client.nodes.feeds[0];
+  const feed = client.watches('nodes')[0];
   assert.ok(feed, 'a watch was opened');
   assert.equal(feed.request.resourceVersion, '100', 'watches from the list resourceVersion');
 
-  feed.push({ type: 'MODIFIED', object: readyNode4('101') });
+  client.put('nodes', readyNode4());
+  assert.equal(feed.pushed.length, 1, 'the change went down the open watch');
   await flush();
   const lines = d.out.text.split('\n');
   const row = lines[5] ?? '';
@@ -61,23 +58,22 @@ test('-w resumes from the last resourceVersion when the stream ends (server rest
   const { client, stop, d } = setup();
   const done = runGet(d, watchNodes({ output: 'name', outputWatchEvents: false }));
   await flush();
-  client.nodes.objects.set('node-4', readyNode4('101'));
-  client.nodes.feeds[0]?.push({ type: 'MODIFIED', object: readyNode4('101') });
-  client.nodes.feeds[0]?.end();
+  client.put('nodes', readyNode4()); // resourceVersion 101
+  client.watches('nodes')[0]?.end();
   await flush();
-  assert.equal(client.nodes.feeds[1]?.request.resourceVersion, '101', 'resumed after the last change seen');
+  assert.equal(client.watches('nodes')[1]?.request.resourceVersion, '101', 'resumed after the last change seen');
 
-  // History compacted while we were away: relist, and report what changed meanwhile (node-4 is unchanged).
-  const gone = client.nodes.objects.get('node-3') as Node;
-  client.nodes.objects.delete('node-3');
-  client.nodes.resourceVersion = '200';
-  client.nodes.feeds[1]?.fail(new GoneError('too old resource version: 101 (150)'));
+  // The stream fails with Gone, and node-3 is deleted before the relist: report what changed meanwhile (node-4
+  // is unchanged since the relist agrees with what was seen).
+  client.watches('nodes')[1]?.fail(new GoneError('too old resource version: 101 (150)'));
+  const gone = client.remove<Node>('nodes', 'node-3'); // resourceVersion 102, after the stream ended
   await flush();
   assert.equal(
     d.out.text.split('\n').slice(4).join('\n'),
     ['node/node-4', `node/${gone.metadata.name}`, ''].join('\n'),
   );
-  assert.equal(client.nodes.feeds[2]?.request.resourceVersion, '200', 'continues from the relist');
+  assert.equal(client.watches('nodes').length, 3);
+  assert.equal(client.watches('nodes')[2]?.request.resourceVersion, '102', 'continues from the relist');
   stop.abort();
   assert.equal(await done, 0);
 });
@@ -86,14 +82,14 @@ test('-w survives an unreachable server: one notice on stderr, retries after a b
   const { client, stop, d } = setup();
   const done = runGet(d, watchNodes({ output: 'name' }));
   await flush();
-  client.nodes.feeds[0]?.fail(new ServiceUnavailableError('connection refused'));
+  client.watches('nodes')[0]?.fail(new ServiceUnavailableError('connection refused'));
   await flush();
   assert.match(d.err.text, /^sheepctl: watch interrupted \(.*connection refused.*\); reconnecting\n$/);
-  assert.equal(client.nodes.feeds.length, 1, 'waits before reconnecting');
+  assert.equal(client.watches('nodes').length, 1, 'waits before reconnecting');
   await d.clock.advance(2_000);
-  assert.equal(client.nodes.feeds.length, 2);
-  assert.equal(client.nodes.feeds[1]?.request.resourceVersion, '100');
-  client.nodes.feeds[1]?.push({ type: 'ADDED', object: readyNode4('130') });
+  assert.equal(client.watches('nodes').length, 2);
+  assert.equal(client.watches('nodes')[1]?.request.resourceVersion, '100');
+  client.put('nodes', readyNode4());
   await flush();
   assert.match(d.out.text, /node\/node-4\n$/);
   stop.abort();
@@ -104,8 +100,9 @@ test('-w --output-watch-events adds an EVENT column; -w -o json prints one objec
   const a = setup();
   const done = runGet(a.d, watchNodes({ outputWatchEvents: true, names: ['node-1'] }));
   await flush();
-  a.client.nodes.feeds[0]?.push({ type: 'DELETED', object: NODES[0] as Node });
-  a.client.nodes.feeds[0]?.push({ type: 'MODIFIED', object: readyNode4('140') }); // not the named node: skipped
+  a.client.remove('nodes', 'node-1');
+  a.client.put('nodes', readyNode4()); // not the named node: skipped
+  assert.equal(a.client.watches('nodes')[0]?.pushed.length, 2, 'both changes went down the watch');
   await flush();
   a.stop.abort();
   await done;
@@ -126,11 +123,10 @@ test('-w --output-watch-events adds an EVENT column; -w -o json prints one objec
   const b = setup();
   const doneB = runGet(b.d, watchNodes({ output: 'json', labelSelector: 'tier=web' }));
   await flush();
-  assert.equal(b.client.nodes.feeds[0]?.request.labelSelector, 'tier=web');
-  const changed = structuredClone(NODES[0]) as Node;
-  changed.metadata.resourceVersion = '150';
-  changed.metadata.labels = { ...changed.metadata.labels, extra: 'x' };
-  b.client.nodes.feeds[0]?.push({ type: 'MODIFIED', object: changed });
+  assert.equal(b.client.watches('nodes')[0]?.request.labelSelector, 'tier=web');
+  const edit = structuredClone(NODES[0]) as Node;
+  edit.metadata.labels = { ...edit.metadata.labels, extra: 'x' };
+  const changed = b.client.put('nodes', edit);
   await flush();
   b.stop.abort();
   await doneB;

@@ -15,6 +15,7 @@ import {
 import { recordingLogger } from '../../src/core/logger.js';
 import { seededRandom } from '../../src/core/random.js';
 import { HttpApiClient, parseAddress, readTokenFile, type HttpClientOptions } from '../../src/client/http-client.js';
+import { eventually } from '../support/eventually.js';
 import { FakeHttpServer } from '../support/fake-http-server.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { StepClock } from './step-clock.js';
@@ -267,7 +268,7 @@ describe('HttpApiClient', () => {
     const c = client({ clock: fake });
     const ac = new AbortController();
     const p = c.nodes.get('a', { signal: ac.signal });
-    while (fake.pendingSleepers === 0) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => fake.pendingSleepers > 0, { what: 'the client asleep in its retry backoff' });
     ac.abort();
     await assert.rejects(p, { name: 'AbortError' });
     assert.equal(server.requests.length, 1);

@@ -5,6 +5,8 @@ import { Informer } from '../../src/client/informer.js';
 import type { Lease } from '../../src/core/lease.js';
 import { recordingLogger } from '../../src/core/logger.js';
 import { seededRandom } from '../../src/core/random.js';
+import { eventually } from '../support/eventually.js';
+import { flush } from '../support/fake-clock.js';
 import { FakeHttpServer, type WatchConn } from '../support/fake-http-server.js';
 import { StepClock } from './step-clock.js';
 
@@ -88,6 +90,13 @@ describe('Informer', () => {
     await server.close();
   });
 
+  const synced = (rv: string): Promise<unknown> =>
+    eventually(() => informer.lastSyncResourceVersion() === rv, {
+      what: `the informer at resourceVersion ${rv}`,
+      last: () => informer.lastSyncResourceVersion(),
+      timeoutMs: 5_000,
+    });
+
   /** Starts the informer over a first list and returns its first watch stream. */
   async function start(listRv: string, items: Lease[]): Promise<WatchConn> {
     server.replyList(PATH, leaseList(listRv, items), 1);
@@ -118,7 +127,7 @@ describe('Informer', () => {
     w.send({ type: 'MODIFIED', object: lease('a', '21', '2026-11-29T12:00:10.000Z') });
     w.send({ type: 'ADDED', object: lease('c', '22') });
     w.send({ type: 'DELETED', object: lease('b', '23') });
-    await until(() => informer.lastSyncResourceVersion() === '23');
+    await synced('23');
     assert.deepEqual(seen, ['MODIFIED a@21 (was 15)', 'ADDED c@22', 'DELETED b@23 (was 12)']);
     assert.deepEqual(
       informer.list().map((l) => `${l.metadata.name}@${l.metadata.resourceVersion}`),
@@ -131,13 +140,17 @@ describe('Informer', () => {
   it('advances lastSyncResourceVersion on bookmarks while leases are quiet, and not while the stream is stalled', async () => {
     const w = await start('20', [lease('a', '15')]);
     w.send(bookmark('31'));
-    await until(() => informer.lastSyncResourceVersion() === '31');
+    await synced('31');
     w.send(bookmark('47'));
-    await until(() => informer.lastSyncResourceVersion() === '47');
+    await synced('47');
     assert.deepEqual(seen, ['ADDED a@15'], 'bookmarks are not object events');
     // The server keeps the connection open but sends nothing more (writes elsewhere advance its revision):
-    // the cache must admit it has seen nothing past 47, however long that lasts.
-    await new Promise((r) => setTimeout(r, 150));
+    // the cache must admit it has seen nothing past 47, however long that lasts. The informer keeps time only
+    // through its clock, whose sleeps end at once here: after many idle turns it has asked for none, so no
+    // amount of waiting would move it.
+    const sleepsBefore = clock.sleeps.length;
+    for (let i = 0; i < 20; i++) await flush();
+    assert.equal(clock.sleeps.length, sleepsBefore, 'no timer runs while the stream is quiet');
     assert.equal(informer.lastSyncResourceVersion(), '47');
     assert.equal(w.closed, false);
     assert.equal(server.requests.filter((r) => r.query.get('watch') === 'true').length, 1, 'no reconnect happened');
@@ -147,12 +160,12 @@ describe('Informer', () => {
     const w1 = await start('20', [lease('a', '15')]);
     w1.send({ type: 'MODIFIED', object: lease('a', '25') });
     w1.send(bookmark('30'));
-    await until(() => informer.lastSyncResourceVersion() === '30');
+    await synced('30');
     w1.end();
     const w2 = await server.nextWatch();
     assert.equal(w2.request.query.get('resourceVersion'), '30');
     w2.send({ type: 'ADDED', object: lease('b', '33') });
-    await until(() => informer.lastSyncResourceVersion() === '33');
+    await synced('33');
     w2.drop();
     const w3 = await server.nextWatch();
     assert.equal(w3.request.query.get('resourceVersion'), '33');
@@ -207,11 +220,3 @@ describe('Informer', () => {
     assert.equal(informer.hasSynced(), true);
   });
 });
-
-async function until(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import type { Node } from '../../src/core/node.js';
 import { seededRandom } from '../../src/core/random.js';
 import { leaseBody, nodeBody, startTestServer, type TestServer } from '../api/harness.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * The client against the real fastify server (api/harness.ts) on a socket: what the fake server scripts, the
@@ -65,22 +66,17 @@ describe('HttpApiClient against the real API server', () => {
     try {
       await informer.waitForSync(ac.signal);
       const lease = await client.leases().create(leaseBody('client-l1') as never);
-      await until(() => informer.get('node-lease/client-l1') !== undefined);
+      await eventually(() => informer.get('node-lease/client-l1'), { what: 'lease client-l1 in the informer' });
       assert.equal(informer.lastSyncResourceVersion(), lease.metadata.resourceVersion);
       // A write to another kind moves the global revision; only a bookmark can tell the lease cache about it.
       const other = await client.nodes.create(nodeBody('client-n3') as never);
-      await until(() => Number(informer.lastSyncResourceVersion()) >= Number(other.metadata.resourceVersion));
+      await eventually(() => Number(informer.lastSyncResourceVersion()) >= Number(other.metadata.resourceVersion), {
+        what: `a bookmark moving the lease cache to resourceVersion ${other.metadata.resourceVersion}`,
+        last: () => informer.lastSyncResourceVersion(),
+      });
     } finally {
       ac.abort();
       await running;
     }
   });
 });
-
-async function until(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -8,6 +8,7 @@ import { watchWithResume } from '../../src/client/watch-resume.js';
 import { ForbiddenError, GoneError, ServiceUnavailableError, UnauthorizedError } from '../../src/core/errors.js';
 import type { Node } from '../../src/core/node.js';
 import { seededRandom } from '../../src/core/random.js';
+import { eventually } from '../support/eventually.js';
 import { FakeHttpServer } from '../support/fake-http-server.js';
 import { StepClock } from './step-clock.js';
 
@@ -132,19 +133,31 @@ describe('watch over HTTP', () => {
     assert.equal(w.request.query.get('resourceVersion'), '7');
     assert.equal(w.request.query.get('allowWatchBookmarks'), 'true');
     assert.equal(w.request.query.get('labelSelector'), 'a=b');
-    const text = `${JSON.stringify({ type: 'ADDED', object: node('zürich-1', '8') })}\n${JSON.stringify(bookmark('9'))}\n${JSON.stringify({ type: 'DELETED', object: node('b', '10') })}\n`;
+    const events = [
+      { type: 'ADDED', object: node('a', '7') },
+      { type: 'ADDED', object: node('zürich-1', '8') },
+      bookmark('9'),
+      { type: 'DELETED', object: node('b', '10') },
+    ];
+    const text = events.map((e) => `${JSON.stringify(e)}\n`).join('');
     const bytes = Buffer.from(text);
-    // Cut inside the "ü" (two bytes in UTF-8) and inside the second line; pause so they arrive as separate chunks.
-    const cuts = [text.indexOf('ü') + 1, text.indexOf('BOOKMARK'), bytes.length];
+    const byteAt = (s: string): number => Buffer.byteLength(text.slice(0, text.indexOf(s)));
+    // Cut inside the "ü" (two bytes in UTF-8), then inside the BOOKMARK line. Each chunk completes one line
+    // more, and the next is written only once that line's event arrived: the client must read them apart.
+    const chunks = [
+      { to: byteAt('ü') + 1, seen: 1 },
+      { to: byteAt('BOOKMARK'), seen: 2 },
+      { to: bytes.length, seen: 4 },
+    ];
     let from = 0;
-    for (const cut of cuts) {
-      w.write(bytes.subarray(from, cut));
-      from = cut;
-      await new Promise((r) => setTimeout(r, 10));
+    for (const { to, seen: count } of chunks) {
+      w.write(bytes.subarray(from, to));
+      from = to;
+      await eventually(() => seen.length === count, { what: `${count} events`, last: () => seen });
     }
     w.end();
     await done;
-    assert.deepEqual(seen, ['ADDED zürich-1@8', 'BOOKMARK 9', 'DELETED b@10']);
+    assert.deepEqual(seen, ['ADDED a@7', 'ADDED zürich-1@8', 'BOOKMARK 9', 'DELETED b@10']);
   });
 
   it('throws an ERROR line as its error class: Gone for 410', async () => {
@@ -163,31 +176,31 @@ describe('watch over HTTP', () => {
     server.replyStatus('GET', '/api/v1/zones', 401, 'Unauthorized', 'no token');
     await assert.rejects(drain(client.zones.watch({})), UnauthorizedError);
     server.acceptWatches('/api/v1/nodes');
-    const p = drain(client.nodes.watch({ signal: ac.signal }));
+    const c = collect(client.nodes.watch({ signal: ac.signal }));
     const w = await server.nextWatch();
     w.send({ type: 'ADDED', object: node('a', '4') });
-    await new Promise((r) => setTimeout(r, 10));
+    await c.received(1);
     w.drop();
-    await assert.rejects(p, ServiceUnavailableError);
+    await assert.rejects(c.done, ServiceUnavailableError);
   });
 
   it('ends quietly when the signal aborts', async () => {
     server.acceptWatches('/api/v1/nodes');
-    const p = drain(client.nodes.watch({ signal: ac.signal }));
+    const c = collect(client.nodes.watch({ signal: ac.signal }));
     const w = await server.nextWatch();
     w.send({ type: 'ADDED', object: node('a', '4') });
-    await new Promise((r) => setTimeout(r, 10));
+    await c.received(1);
     ac.abort();
-    assert.deepEqual(await p, ['ADDED a@4']);
+    assert.deepEqual(await c.done, ['ADDED a@4']);
   });
 
   it('ends open watches quietly when the client closes, instead of hanging close()', async () => {
     server.acceptWatches('/api/v1/nodes');
-    const p = drain(client.nodes.watch({}));
+    const c = collect(client.nodes.watch({}));
     (await server.nextWatch()).send({ type: 'ADDED', object: node('a', '4') });
-    await new Promise((r) => setTimeout(r, 10));
+    await c.received(1);
     await client.close();
-    assert.deepEqual(await p, ['ADDED a@4']);
+    assert.deepEqual(await c.done, ['ADDED a@4']);
   });
 
   describe('watchWithResume', () => {
@@ -211,7 +224,7 @@ describe('watch over HTTP', () => {
       const w2 = await server.nextWatch();
       assert.equal(w2.request.query.get('resourceVersion'), '9');
       w2.send({ type: 'ADDED', object: node('b', '10') });
-      await waitFor(() => seen.length === 3);
+      await eventually(() => seen.length === 3, { what: 'three events', last: () => seen });
       w2.drop();
       const w3 = await server.nextWatch();
       assert.equal(w3.request.query.get('resourceVersion'), '10');
@@ -265,15 +278,20 @@ describe('watch over HTTP', () => {
 });
 
 async function drain<T extends Named>(events: AsyncIterable<WatchEvent<T>>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const ev of events) out.push(summary(ev as WatchEvent<Named>));
-  return out;
+  return collect(events).done;
 }
 
-async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+/** Reads a stream in the background: what arrived so far, a wait for the nth event, and the end. */
+function collect<T extends Named>(
+  events: AsyncIterable<WatchEvent<T>>,
+): { seen: string[]; received(n: number): Promise<unknown>; done: Promise<string[]> } {
+  const seen: string[] = [];
+  const done = (async () => {
+    for await (const ev of events) seen.push(summary(ev as WatchEvent<Named>));
+    return seen;
+  })();
+  done.catch(() => undefined); // a test awaits it; keep an early failure from being unhandled meanwhile
+  const received = (n: number): Promise<unknown> =>
+    eventually(() => seen.length >= n, { what: `${n} watch events`, last: () => seen, timeoutMs: 5_000 });
+  return { seen, received, done };
 }

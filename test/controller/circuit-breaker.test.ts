@@ -16,9 +16,13 @@ async function runUntil(h: Harness, endMs: number, renewing: string[] = []): Pro
   }
 }
 
-/** The informer catches up: every live lease reaches the cache. */
+/** The informer catches up: every lease changed meanwhile reaches the cache, as a new object. */
 function catchUp(h: Harness): void {
-  for (const l of h.client.data.leases.values()) h.leases.set(l as unknown as Lease);
+  for (const [key, l] of h.client.data.leases) {
+    const live = l as unknown as Lease;
+    if (h.leases.get(key)?.metadata.resourceVersion !== live.metadata.resourceVersion)
+      h.leases.set(structuredClone(live));
+  }
   h.client.syncLeases = true;
 }
 

@@ -7,7 +7,7 @@ import { FakeClock } from '../support/fake-clock.js';
 
 function setup(limits = { qps: 10, burst: 5, maxQueued: 8, maxInFlight: 2 }) {
   const clock = new FakeClock();
-  const client = new FakeApiClient(() => clock.now());
+  const client = new FakeApiClient({ now: () => clock.now() });
   let n = 0;
   // The fake stores events by name; give each one a unique name as the server would.
   const create = client.events.create.bind(client.events);

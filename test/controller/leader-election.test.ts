@@ -90,7 +90,7 @@ function otherHolds(client: FakeApiClient, clock: FakeClock, renewTime = new Dat
 describe('leader election (client-go semantics on a Lease)', () => {
   it('acquires a free lock at once, renews every retryPeriod, and releases it on shutdown', async () => {
     const clock = new FakeClock();
-    const client = new FakeApiClient(() => clock.now());
+    const client = new FakeApiClient({ now: () => clock.now() });
     const me = candidate(client, clock, config('host-a_1'));
     await flush();
     assert.deepEqual(me.log, ['leader=host-a_1', 'started@0']);
@@ -122,7 +122,7 @@ describe('leader election (client-go semantics on a Lease)', () => {
 
   it('waits while another holder keeps renewing, however old its timestamps look to our clock', async () => {
     const clock = new FakeClock();
-    const client = new FakeApiClient(() => clock.now());
+    const client = new FakeApiClient({ now: () => clock.now() });
     // The holder's clock is an hour behind ours: only the change of renewTime counts, never its value.
     const skewed = (): string => new Date(clock.now() - 3_600_000).toISOString();
     otherHolds(client, clock, skewed());
@@ -139,7 +139,7 @@ describe('leader election (client-go semantics on a Lease)', () => {
 
   it('takes over exactly leaseDuration after it last saw the record change, even if the record is from the future', async () => {
     const clock = new FakeClock();
-    const client = new FakeApiClient(() => clock.now());
+    const client = new FakeApiClient({ now: () => clock.now() });
     otherHolds(client, clock, '2030-01-01T00:00:00.000Z');
     const me = candidate(client, clock, config('host-a_1', { retryPeriodMs: 1_000 }));
     await clock.advance(9_500);
@@ -157,7 +157,7 @@ describe('leader election (client-go semantics on a Lease)', () => {
 
   it('stops leading when no renewal succeeds within renewDeadline, without releasing', async () => {
     const clock = new FakeClock();
-    const client = new FakeApiClient(() => clock.now());
+    const client = new FakeApiClient({ now: () => clock.now() });
     const me = candidate(client, clock, config('host-a_1'));
     await flush();
     client.failNext('leases', 'update', new ServiceUnavailableError('storage is unavailable'), 100);
@@ -175,7 +175,7 @@ describe('leader election (client-go semantics on a Lease)', () => {
 
   it('a renewal that succeeds before the deadline keeps leadership', async () => {
     const clock = new FakeClock();
-    const client = new FakeApiClient(() => clock.now());
+    const client = new FakeApiClient({ now: () => clock.now() });
     const me = candidate(client, clock, config('host-a_1'));
     await flush();
     client.failNext('leases', 'get', new ServiceUnavailableError('storage is unavailable'), 4);
@@ -187,7 +187,7 @@ describe('leader election (client-go semantics on a Lease)', () => {
 
   it('loses a concurrent write on the resourceVersion (Conflict) and then respects the winner', async () => {
     const clock = new FakeClock();
-    const client = new FakeApiClient(() => clock.now());
+    const client = new FakeApiClient({ now: () => clock.now() });
     otherHolds(client, clock);
     const me = candidate(client, clock, config('host-a_1'));
     await clock.advance(14_000);
@@ -210,7 +210,7 @@ describe('leader election (client-go semantics on a Lease)', () => {
 
   it('two candidates starting together: exactly one leads; the other takes over soon after a release', async () => {
     const clock = new FakeClock();
-    const client = new FakeApiClient(() => clock.now());
+    const client = new FakeApiClient({ now: () => clock.now() });
     const a = candidate(client, clock, config('host-a_1'));
     const b = candidate(client, clock, config('host-b_1'));
     await clock.advance(10_000);
@@ -229,7 +229,7 @@ describe('leader election (client-go semantics on a Lease)', () => {
 
   it('a failing leader task gives leadership up and releases the lease', async () => {
     const clock = new FakeClock();
-    const client = new FakeApiClient(() => clock.now());
+    const client = new FakeApiClient({ now: () => clock.now() });
     const me = candidate(client, clock, config('host-a_1'), async () => {
       throw new Error('controller crashed');
     });

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { ObjectList, ResourceClient, WatchEvent } from '../../src/client/api-client.js';
 import { Informer } from '../../src/client/informer.js';
 import { defaultNodeLifecycleConfig as cfg } from '../../src/controller/node-lifecycle/config.js';
 import { LeaseCursor } from '../../src/controller/node-lifecycle/lease-cursor.js';
@@ -16,6 +15,8 @@ import { commitStaged, judgeStaged, newNodeRecord } from '../../src/controller/n
 import type { Lease } from '../../src/core/lease.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { EXCLUDE_DISRUPTION_LABEL, ZONE_LABEL, type Node, type NodeCondition } from '../../src/core/node.js';
+import { eventually } from '../support/eventually.js';
+import { FakeApiClient } from '../support/fake-api-client.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { harness, makeLease, makeNode } from './node-lifecycle-harness.js';
 
@@ -162,75 +163,42 @@ describe('monitor pass fast path', () => {
   });
 
   it('Informer keeps list() and sortedView() sorted and current through adds, updates and deletes', async () => {
-    let push: (ev: WatchEvent<Lease>) => void = () => undefined;
-    const initial = ['b', 'd', 'a'].map((n, i) => ({
-      ...makeLease(n, 0),
-      metadata: { ...makeLease(n, 0).metadata, resourceVersion: String(i + 1) },
-    }));
-    const client = {
-      list: async (): Promise<ObjectList<Lease>> => ({
-        apiVersion: 'v1',
-        kind: 'LeaseList',
-        metadata: { resourceVersion: '3' },
-        items: initial,
-      }),
-      watch: () => ({
-        [Symbol.asyncIterator]: () => {
-          const queue: WatchEvent<Lease>[] = [];
-          let wake: (() => void) | undefined;
-          push = (ev) => {
-            queue.push(ev);
-            wake?.();
-          };
-          return {
-            next: async () => {
-              while (queue.length === 0) await new Promise<void>((r) => (wake = r));
-              return { value: queue.shift() as WatchEvent<Lease>, done: false };
-            },
-          };
-        },
-      }),
-    } as unknown as ResourceClient<Lease>;
+    const client = new FakeApiClient();
+    for (const n of ['b', 'd', 'a']) client.put('leases', makeLease(n, 0)); // resourceVersions 1, 2, 3
     const informer = new Informer<Lease>({
-      client,
+      client: client.leases(),
       clock: new FakeClock(),
       log: silentLogger,
       keyOf: (l) => `${l.metadata.namespace}/${l.metadata.name}`,
     });
     const ac = new AbortController();
     void informer.run(ac.signal);
-    const settle = async (rv: string): Promise<void> => {
-      while (informer.lastSyncResourceVersion() !== rv) await new Promise<void>((r) => setImmediate(r));
-    };
-    await settle('3');
+    const settle = (rv: number): Promise<unknown> =>
+      eventually(() => informer.lastSyncResourceVersion() === String(rv), {
+        what: `the informer at resourceVersion ${rv}`,
+        last: () => informer.lastSyncResourceVersion(),
+      });
+    await settle(3);
     const view = (): string[] => informer.sortedView().map((l) => `${l.metadata.name}@${l.metadata.resourceVersion}`);
     assert.deepEqual(view(), ['a@3', 'b@1', 'd@2']);
     const copy = informer.list();
-    const at = (name: string, rv: string): Lease => ({
-      ...makeLease(name, 0),
-      metadata: { ...makeLease(name, 0).metadata, resourceVersion: rv },
-    });
-    push({ type: 'MODIFIED', object: at('b', '4') });
-    await settle('4');
+    client.put('leases', makeLease('b', 0));
+    await settle(4);
     assert.deepEqual(view(), ['a@3', 'b@4', 'd@2'], 'patched in place');
     assert.deepEqual(
       copy.map((l) => l.metadata.resourceVersion),
       ['3', '1', '2'],
       'list() is a copy',
     );
-    push({ type: 'ADDED', object: at('c', '5') });
-    push({ type: 'DELETED', object: at('a', '6') });
-    await settle('6');
+    client.put('leases', makeLease('c', 0));
+    client.remove('leases', 'a');
+    await settle(6);
     assert.deepEqual(view(), ['b@4', 'c@5', 'd@2']);
     assert.deepEqual(
       informer.list().map((l) => l.metadata.name),
       ['b', 'c', 'd'],
     );
     ac.abort();
-    push({
-      type: 'BOOKMARK',
-      object: { kind: 'Lease', apiVersion: 'coordination/v1', metadata: { resourceVersion: '7' } },
-    });
   });
 });
 

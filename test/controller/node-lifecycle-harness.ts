@@ -1,16 +1,18 @@
 import { Registry } from 'prom-client';
-import type { Resource } from '../../src/core/kinds.js';
 import type { Lease } from '../../src/core/lease.js';
 import { recordingLogger, type RecordedLine } from '../../src/core/logger.js';
 import { ZONE_LABEL, type Node, type NodeCondition, type Taint } from '../../src/core/node.js';
 import { defaultNodeLifecycleConfig, type NodeLifecycleConfig } from '../../src/controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../../src/controller/node-lifecycle/node-lifecycle-controller.js';
-import { FakeApiClient, FakeCache } from '../support/fake-api-client.js';
+import { FakeApiClient } from '../support/fake-api-client.js';
+import { FakeCache } from '../support/fake-cache.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 /**
- * A FakeApiClient whose writes reach the FakeCaches at once, as an informer with no lag would. Tests freeze
- * one cache (`syncLeases = false`) to play a stale watch.
+ * A FakeApiClient whose writes reach the FakeCaches at once, as an informer with no lag would: each change as a
+ * new object, every other object keeping its identity, so the monitor pass takes its identity fast path
+ * (src/controller/node-lifecycle/node-record.ts) as it does in production. Tests freeze one cache
+ * (`syncLeases = false`) to play a stale watch.
  */
 export class InformedFakeApiClient extends FakeApiClient {
   syncNodes = true;
@@ -21,25 +23,12 @@ export class InformedFakeApiClient extends FakeApiClient {
     readonly nodeCache: FakeCache<Node>,
     readonly leaseCache: FakeCache<Lease>,
   ) {
-    super(now);
-    // The API names an Event `<involvedObject.name>.<suffix>` when the body has no name; the shared fake
-    // would key every such event under "undefined", so name them here as the server does.
-    const base = this.events;
-    let n = 0;
-    (this as { events: FakeApiClient['events'] }).events = {
-      ...base,
-      create: (obj, options) => {
-        const name = obj.metadata.name ?? `${obj.involvedObject.name}.${(++n).toString(16).padStart(8, '0')}`;
-        return base.create({ ...obj, metadata: { ...obj.metadata, name } }, options);
-      },
-    };
-  }
-
-  override put<T>(resource: Resource, obj: T): T {
-    const stored = super.put(resource, obj);
-    if (resource === 'nodes' && this.syncNodes) this.nodeCache.set(stored as unknown as Node);
-    if (resource === 'leases' && this.syncLeases) this.leaseCache.set(stored as unknown as Lease);
-    return stored;
+    super({ now });
+    this.onChange((resource, type, obj) => {
+      if (type === 'DELETED') return; // the controller never deletes; tests remove from a cache by hand
+      if (resource === 'nodes' && this.syncNodes) this.nodeCache.set(obj as unknown as Node);
+      if (resource === 'leases' && this.syncLeases) this.leaseCache.set(obj as unknown as Lease);
+    });
   }
 }
 

@@ -4,8 +4,8 @@ import { hostname } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { HttpApiClient } from '../../src/client/http-client.js';
 import type { Lease } from '../../src/core/lease.js';
+import { eventually } from '../support/eventually.js';
 import {
-  eventually,
   type Proc,
   ROOT,
   SHEPHERD_BIN,

@@ -8,8 +8,8 @@ import { Agent, request } from 'undici';
 import { HttpApiClient } from '../../src/client/http-client.js';
 import { ForbiddenError, UnauthorizedError } from '../../src/core/errors.js';
 import type { Node } from '../../src/core/node.js';
+import { eventually } from '../support/eventually.js';
 import {
-  eventually,
   type Proc,
   runSheepctl,
   SHEPHERD_BIN,

@@ -4,15 +4,8 @@ import { HttpApiClient } from '../../src/client/http-client.js';
 import { ANNOTATION_CIRCUIT_BREAKER } from '../../src/core/zone.js';
 import { FreezeProxy } from '../support/freeze-proxy.js';
 import { NodeHistory, readyOf, sleep } from '../support/node-history.js';
-import {
-  eventually,
-  type Proc,
-  SHEPHERD_BIN,
-  startProcess,
-  startServer,
-  type ServerProc,
-  tempDir,
-} from '../support/processes.js';
+import { eventually } from '../support/eventually.js';
+import { type Proc, SHEPHERD_BIN, startProcess, startServer, type ServerProc, tempDir } from '../support/processes.js';
 
 // End to end with real processes (docs/node-lifecycle.md#lease-circuit-breaker): a controller whose watch streams
 // silently stop (a proxy freezes them while every other request passes) must not take the stale lease cache for a fleet

@@ -3,15 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { HttpApiClient } from '../../src/client/http-client.js';
 import type { Taint } from '../../src/core/node.js';
 import { NodeHistory, readyOf, sleep, unreachableNoExecute } from '../support/node-history.js';
-import {
-  eventually,
-  type Proc,
-  SHEPHERD_BIN,
-  startProcess,
-  startServer,
-  type ServerProc,
-  tempDir,
-} from '../support/processes.js';
+import { eventually } from '../support/eventually.js';
+import { type Proc, SHEPHERD_BIN, startProcess, startServer, type ServerProc, tempDir } from '../support/processes.js';
 
 // Drills 2, 3 and 4 with real processes (docs/node-lifecycle.md#restarts-pauses-failovers): the control plane's own
 // absence (server down, server frozen, controller restarted) must never be read as the agents' death, and a restart

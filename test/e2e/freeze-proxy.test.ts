@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
 import { FreezeProxy } from '../support/freeze-proxy.js';
-import { eventually } from '../support/processes.js';
-import { sleep } from '../support/node-history.js';
+import { eventually } from '../support/eventually.js';
 
 // The fault injector of the breaker drills must do exactly what it says: hold watch bytes (connection open),
 // deliver them on unfreeze, and never touch other requests. An upstream that streams a counter stands in for
@@ -14,6 +13,12 @@ describe('FreezeProxy', () => {
   let upstream: Server;
   let proxy: FreezeProxy;
   const streams = new Set<ServerResponse>();
+  let written = 0;
+  /** Waits until the upstream wrote n more lines (over all streams): the stream time a check spans. */
+  const upstreamWrites = (n: number): Promise<unknown> => {
+    const target = written + n;
+    return eventually(() => written >= target, { what: `the upstream writing ${n} more lines`, last: () => written });
+  };
 
   before(async () => {
     upstream = createServer((req, res) => {
@@ -26,7 +31,7 @@ describe('FreezeProxy', () => {
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
       streams.add(res);
       let n = 0;
-      const timer = setInterval(() => res.write(`${JSON.stringify({ n: n++ })}\n`), 20);
+      const timer = setInterval(() => (res.write(`${JSON.stringify({ n: n++ })}\n`), written++), 20);
       res.once('close', () => (clearInterval(timer), streams.delete(res)));
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
@@ -62,10 +67,10 @@ describe('FreezeProxy', () => {
     const w1 = await openWatch('watch=1');
     await eventually(() => w.lines.length >= 3 && w1.lines.length >= 3, { what: 'lines flowing' });
     proxy.freezeWatches();
-    await sleep(60);
+    await upstreamWrites(6); // lines in flight at the freeze have landed by now
     const frozenAt = w.lines.length;
     const frozenAt1 = w1.lines.length;
-    await sleep(300);
+    await upstreamWrites(30); // about 300 ms of both streams, all held
     assert.equal(w.lines.length, frozenAt, 'no watch=true bytes while frozen');
     assert.equal(w1.lines.length, frozenAt1, 'no watch=1 bytes while frozen');
 
@@ -73,7 +78,7 @@ describe('FreezeProxy', () => {
     assert.deepEqual(await plain.body.json(), { path: '/api/v1/leases/x', method: 'GET' });
     // A watch opened while frozen gets its headers but no bytes.
     const late = await openWatch('watch=true');
-    await sleep(200);
+    await upstreamWrites(30);
     assert.equal(late.lines.length, 0);
     assert.equal(proxy.stats().watchesOpen, 3);
 

@@ -2,15 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HttpApiClient } from '../../src/client/http-client.js';
 import type { Node } from '../../src/core/node.js';
-import {
-  eventually,
-  type Proc,
-  SHEPHERD_BIN,
-  startProcess,
-  startServer,
-  type ServerProc,
-  tempDir,
-} from '../support/processes.js';
+import { eventually } from '../support/eventually.js';
+import { type Proc, SHEPHERD_BIN, startProcess, startServer, type ServerProc, tempDir } from '../support/processes.js';
 
 // End to end with real processes and short flags: a dead agent is marked Unknown within grace + one
 // period, gets one NodeNotReady event and the NoExecute taint; when it comes back it is Ready, untainted,

@@ -6,8 +6,8 @@ import { LEADER_ELECTION_LEASE_NAME } from '../../src/controller/leader-election
 import { SYSTEM_NAMESPACE, type Lease } from '../../src/core/lease.js';
 import type { Node } from '../../src/core/node.js';
 import { startEtcd, type TestEtcd } from '../support/etcd.js';
+import { eventually } from '../support/eventually.js';
 import {
-  eventually,
   type Proc,
   runSheepctl,
   SHEPHERD_BIN,
@@ -150,16 +150,23 @@ describe('two servers on one etcd', { timeout: 60_000 }, () => {
         expected.push({ type: 'DELETED', name, rv: Number(d.metadata.resourceVersion) });
       }
     }
-    await eventually(() => seen.length >= expected.length, {
-      what: `${expected.length} watch events on B`,
-      timeoutMs: 10_000,
-      intervalMs: 50,
+    // A marker written last: the stream is in revision order, so once it arrives anything extra (a duplicate,
+    // a stray event) would already be in `seen`.
+    const marker = await viaA.nodes.create({
+      metadata: { name: 'watched-marker' },
+      spec: {},
+      status: { conditions: [] },
     });
-    // Anything extra would show up as a mismatch; give a late duplicate a moment to arrive.
-    await new Promise((r) => setTimeout(r, 300));
+    expected.push({ type: 'ADDED', name: 'watched-marker', rv: Number(marker.metadata.resourceVersion) });
+    await eventually(() => seen.some((e) => e.name === 'watched-marker'), {
+      what: `the marker after ${expected.length - 1} watch events on B`,
+      last: () => seen,
+      timeoutMs: 10_000,
+    });
     ac.abort();
     await watching;
     assert.deepEqual(seen, expected);
+    await viaA.nodes.delete('watched-marker');
   });
 });
 

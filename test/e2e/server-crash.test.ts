@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Agent, request } from 'undici';
-import { eventually, startServer, type ServerProc, tempDir } from '../support/processes.js';
+import { eventually } from '../support/eventually.js';
+import { startServer, type ServerProc, tempDir } from '../support/processes.js';
 
 // End to end: a 2xx answer means the write is durable. Writers hammer the real server (nodes, leases,
 // events) while watches stream; the server is SIGKILLed mid-stream and restarted on the same port and DB.

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { HttpApiClient } from '../../src/client/http-client.js';
 import type { Node } from '../../src/core/node.js';
+import { eventually } from '../support/eventually.js';
 import {
-  eventually,
   type Proc,
   ROOT,
   runSheepctl,

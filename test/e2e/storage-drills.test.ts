@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { runDiskFullDrill } from '../../bench/drills/disk-full-drill.js';
-import type { DrillResult } from '../../bench/drills/drill-result.js';
-import { runHeartbeatLoadDrill } from '../../bench/drills/heartbeat-load-drill.js';
-import { runSigkillDrill } from '../../bench/drills/sigkill-drill.js';
-import { runWatchDisconnectDrill } from '../../bench/drills/watch-disconnect-drill.js';
+import { runDiskFullDrill } from '../support/drills/disk-full-drill.js';
+import type { DrillResult } from '../support/drills/drill-result.js';
+import { runHeartbeatLoadDrill } from '../support/drills/heartbeat-load-drill.js';
+import { runSigkillDrill } from '../support/drills/sigkill-drill.js';
+import { runWatchDisconnectDrill } from '../support/drills/watch-disconnect-drill.js';
 import { tempDir } from '../support/processes.js';
 
 // Storage drills 1, 5, 6 and 7 in their short forms (the long forms: `npm run drills`, results in

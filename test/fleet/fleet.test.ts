@@ -23,7 +23,7 @@ const agent = {
 
 function setup(perZone = 3, startRate = 100) {
   const clock = new FakeClock();
-  const api = new FakeApiClient(() => clock.now());
+  const api = new FakeApiClient({ now: () => clock.now() });
   const stats = newClientStats();
   const log = recordingLogger();
   const fleet = new Fleet(

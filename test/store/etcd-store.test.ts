@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { GoneError, NotFoundError, ServiceUnavailableError } from '../../src/core/errors.js';
 import { openEtcdStore, type EtcdStore, type EtcdStoreOptions } from '../../src/store/etcd/etcd-store.js';
 import { pickCompactionRevision } from '../../src/store/etcd/etcd-compactor.js';
+import { eventually } from '../support/eventually.js';
 import { freePort, startEtcd, type TestEtcd } from '../support/etcd.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { collectUntil, lease, nextWithin, node, rv, touched } from './fixtures.js';
@@ -115,13 +116,15 @@ describe('etcd store specifics', () => {
     const clock = new FakeClock();
     const store = await openTestStore({ clock, compactionIntervalMs: 60_000, historyRetentionMs: 1000 });
     // Each compactor round does real etcd I/O: let it reach its next sleep before moving the fake clock.
+    const asleep = (what: string): Promise<unknown> =>
+      eventually(() => clock.pendingSleepers > 0, { what, timeoutMs: 5000 });
     const step = async (): Promise<void> => {
-      await waitFor(async () => clock.pendingSleepers > 0);
+      await asleep('the compactor waiting for its next round');
       await clock.advance(60_000);
-      await waitFor(async () => clock.pendingSleepers > 0);
+      await asleep('the compactor back asleep after its round');
     };
     try {
-      await waitFor(async () => clock.pendingSleepers > 0); // the compactor noted the opening revision at t=0
+      await asleep('the compactor asleep after noting the opening revision'); // the compactor noted the opening revision at t=0
       const n = await store.create('nodes', node('a'));
       await step(); // t=1m: it notes rv(n)
       const noted = await store.currentRevision();
@@ -149,12 +152,3 @@ describe('etcd store specifics', () => {
     assert.deepEqual(samples, [{ at: 20, revision: 14 }]);
   });
 });
-
-/** The compactor's etcd call is real I/O after a fake-clock tick: poll briefly for its result. */
-async function waitFor(cond: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from './eventually.js';
 
 /** Debian's etcd-server (3.4) puts it here; `ETCD_BIN` overrides for other machines. */
 export const ETCD_BIN = process.env.ETCD_BIN ?? '/usr/bin/etcd';
@@ -99,18 +100,16 @@ async function waitHealthy(
   timeoutMs: number,
   output: () => string,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(`etcd exited with code ${child.exitCode} before answering; output:\n${output()}`);
-    try {
-      const res = await fetch(`${endpoint}/health`);
-      if (res.ok && ((await res.json()) as { health?: string }).health === 'true') return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline)
-      throw new Error(`etcd at ${endpoint} did not become healthy within ${timeoutMs} ms; output:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const state = await eventually(
+    async () => {
+      if (child.exitCode !== null) return 'exited';
+      const res = await fetch(`${endpoint}/health`); // throws (not yet) until etcd listens
+      return res.ok && ((await res.json()) as { health?: string }).health === 'true' ? 'healthy' : undefined;
+    },
+    { what: `etcd at ${endpoint} to report healthy`, timeoutMs, intervalMs: 50 },
+  ).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}; output:\n${output()}`, { cause: err });
+  });
+  if (state === 'exited')
+    throw new Error(`etcd exited with code ${child.exitCode} before answering; output:\n${output()}`);
 }

@@ -4,7 +4,6 @@ import type {
   ListOptions,
   NodeClient,
   ObjectList,
-  RequestOptions,
   ResourceClient,
   VersionInfo,
   WatchEvent,
@@ -13,13 +12,15 @@ import type {
 } from '../../src/client/api-client.js';
 import { AlreadyExistsError, ConflictError, InvalidError, NotFoundError } from '../../src/core/errors.js';
 import type { Event } from '../../src/core/event.js';
-import { KIND_OF, type Resource } from '../../src/core/kinds.js';
-import type { Lease } from '../../src/core/lease.js';
+import { KIND_OF, keyOf, RESOURCES, type Resource } from '../../src/core/kinds.js';
+import { NODE_LEASE_NAMESPACE, type Lease } from '../../src/core/lease.js';
 import type { Node } from '../../src/core/node.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../src/core/selectors.js';
 import type { Zone } from '../../src/core/zone.js';
+import { FakeWatches, type ChangeType } from './fake-watches.js';
+import { WatchFeed } from './watch-feed.js';
 
-type Obj = {
+export type StoredObject = {
   apiVersion?: string;
   kind?: string;
   metadata: {
@@ -31,108 +32,192 @@ type Obj = {
     labels?: Record<string, string>;
   };
 };
-export type Op = 'get' | 'list' | 'create' | 'update' | 'updateStatus' | 'delete';
+export type Op = 'get' | 'list' | 'create' | 'update' | 'updateStatus' | 'delete' | 'watch';
 export interface Call {
   resource: Resource;
   op: Op;
+  /** The object's name; '' for list and watch. */
   name: string;
   namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** What a watch asked to start after. */
+  resourceVersion?: string;
+}
+
+export interface FakeApiClientOptions {
+  /** Wall time for creationTimestamp (default Date.now). */
+  now?: () => number;
+  /** The revision after seeding, if higher than every seeded resourceVersion (as if older history existed). */
+  revision?: number;
+  nodes?: Node[];
+  leases?: Lease[];
+  events?: Event[];
+  zones?: Zone[];
+  version?: VersionInfo;
 }
 
 /**
- * An in-memory ApiClient with the API's semantics (one revision counter, optimistic locking, NotFound,
- * AlreadyExists) for unit tests of the agent and the controller. Records every call; `failNext` injects errors.
- * Time comes from `now` so objects carry fake-clock timestamps.
+ * An in-memory ApiClient with the API's semantics, for unit tests of sheepctl, the agent and the controller:
+ * one global revision, optimistic locking (409 on a stale resourceVersion, Invalid without one), NotFound,
+ * AlreadyExists, PUT on a node ignoring status, server-named Events, label and field selectors. Watches see
+ * every write (`put`, `remove` and the client's own), replay history after their resourceVersion, and fail
+ * with Gone from before `compact()`; a test can also script a stream through `watches()` (push, end, fail).
+ * Records every call; `failNext` and `failAll` inject errors. Seeded objects keep their resourceVersions.
  */
 export class FakeApiClient implements ApiClient {
-  revision = 0;
+  #revision = 0;
   readonly calls: Call[] = [];
-  readonly data: Record<Resource, Map<string, Obj>> = {
+  /** What the server holds, by store key (`namespace/name` for leases). Read it; write through put and remove. */
+  readonly data: Record<Resource, Map<string, StoredObject>> = {
     nodes: new Map(),
     leases: new Map(),
     events: new Map(),
     zones: new Map(),
   };
-  readonly #failures: { resource: Resource; op: Op; error: Error; times: number }[] = [];
+  readonly #watches: FakeWatches<StoredObject>;
+  readonly #listeners = new Set<(resource: Resource, type: ChangeType, obj: StoredObject) => void>();
+  readonly #failures: { resource: Resource | undefined; op: Op | undefined; error: unknown; times: number }[] = [];
+  #eventSeq = 0;
   /** Hook run before every call (after recording it), e.g. to simulate a concurrent writer. */
   beforeCall: ((call: Call) => void) | undefined;
+  versionInfo: VersionInfo;
+  closed = false;
+  readonly now: () => number;
   readonly nodes: NodeClient;
   readonly events: ResourceClient<Event>;
   readonly zones: ResourceClient<Zone>;
 
-  constructor(readonly now: () => number = () => Date.now()) {
+  constructor(options: FakeApiClientOptions = {}) {
+    this.now = options.now ?? (() => Date.now());
+    this.versionInfo = options.version ?? { version: '0.1.0', gitCommit: 'abc1234', storage: 'sqlite' };
+    for (const resource of RESOURCES) {
+      for (const o of (options[resource] ?? []) as unknown as StoredObject[]) {
+        const obj = structuredClone(o);
+        this.data[resource].set(this.#keyOf(resource, obj.metadata.name, obj.metadata.namespace), obj);
+        this.#revision = Math.max(this.#revision, Number(obj.metadata.resourceVersion) || 0);
+      }
+    }
+    this.#revision = Math.max(this.#revision, options.revision ?? 0);
+    this.#watches = new FakeWatches(this.#revision);
     const nodes = this.#resource<Node>('nodes');
-    this.nodes = {
-      ...nodes,
-      updateStatus: async (obj, options) => {
-        this.#record('nodes', 'updateStatus', obj.metadata.name ?? '');
-        const cur = this.#mustGet('nodes', obj.metadata.name ?? '') as unknown as Node;
-        return this.#replace(
-          'nodes',
-          { ...cur, status: structuredClone(obj.status ?? {}) } as unknown as Obj,
-          obj.metadata.resourceVersion,
-          options,
-        ) as unknown as Node;
-      },
-    };
+    this.nodes = { ...nodes, updateStatus: (obj) => this.#updateStatus(obj) };
     this.events = this.#resource<Event>('events');
     this.zones = this.#resource<Zone>('zones');
   }
 
-  leases(namespace = 'node-lease'): ResourceClient<Lease> {
+  /** The newest revision (of any resource), as a list reports it. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  leases(namespace = NODE_LEASE_NAMESPACE): ResourceClient<Lease> {
     return this.#resource<Lease>('leases', namespace);
   }
 
   async version(): Promise<VersionInfo> {
-    return { version: 'fake', storage: 'memory' };
+    this.#fail(undefined, undefined);
+    return this.versionInfo;
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closed = true;
+  }
 
   /** The next `times` calls of op on resource throw `error` (checked before anything else). */
-  failNext(resource: Resource, op: Op, error: Error, times = 1): void {
+  failNext(resource: Resource, op: Op, error: unknown, times = 1): void {
     this.#failures.push({ resource, op, error, times });
+  }
+
+  /** Every call from now on throws `error` (a watch fails with it), as an unreachable server would. */
+  failAll(error: unknown): void {
+    this.#failures.push({ resource: undefined, op: undefined, error, times: Infinity });
   }
 
   callsOf(resource: Resource, op?: Op): Call[] {
     return this.calls.filter((c) => c.resource === resource && (op === undefined || c.op === op));
   }
 
-  /** Writes an object directly (as another writer would), bumping the revision. */
+  /** The watch streams opened on resource (and lease namespace), oldest first, open or not. */
+  watches<T = StoredObject>(resource: Resource, namespace?: string): WatchFeed<T>[] {
+    return this.#watches.feeds<T>(resource, namespace);
+  }
+
+  /** Writes an object directly (as another writer would): bumps the revision, tells every watch. */
   put<T>(resource: Resource, obj: T): T {
-    const o = structuredClone(obj) as unknown as Obj;
-    const key = this.#key(resource, o.metadata.name, o.metadata.namespace);
+    const o = structuredClone(obj) as unknown as StoredObject;
+    if (resource === 'leases') o.metadata.namespace ??= NODE_LEASE_NAMESPACE;
+    const key = this.#keyOf(resource, o.metadata.name, o.metadata.namespace);
     const prev = this.data[resource].get(key);
-    o.metadata.resourceVersion = String(++this.revision);
-    o.metadata.uid ??= prev?.metadata.uid ?? randomUUID();
-    o.metadata.creationTimestamp ??= prev?.metadata.creationTimestamp ?? new Date(this.now()).toISOString();
+    o.metadata.resourceVersion = String(++this.#revision);
+    o.metadata.uid ||= prev?.metadata.uid ?? randomUUID();
+    o.metadata.creationTimestamp ||= prev?.metadata.creationTimestamp ?? new Date(this.now()).toISOString();
     this.data[resource].set(key, o);
+    this.#commit(resource, prev === undefined ? 'ADDED' : 'MODIFIED', o);
     return structuredClone(o) as unknown as T;
   }
 
-  #key(resource: Resource, name: string, namespace?: string): string {
-    return resource === 'leases' ? `${namespace ?? 'node-lease'}/${name}` : name;
+  /** Deletes an object directly (as another writer would): bumps the revision, tells every watch. */
+  remove<T = StoredObject>(resource: Resource, name: string, namespace?: string): T {
+    const key = this.#keyOf(resource, name, namespace);
+    const cur = this.data[resource].get(key);
+    if (!cur) throw new NotFoundError(resource, name);
+    this.data[resource].delete(key);
+    const gone = { ...cur, metadata: { ...cur.metadata, resourceVersion: String(++this.#revision) } };
+    this.#commit(resource, 'DELETED', gone);
+    return structuredClone(gone) as unknown as T;
   }
 
-  #record(resource: Resource, op: Op, name: string, namespace?: string): void {
-    const call: Call = namespace === undefined ? { resource, op, name } : { resource, op, name, namespace };
+  /** Forgets history up to now: a watch from an older resourceVersion fails with Gone (410). */
+  compact(): void {
+    this.#watches.compact(this.#revision);
+  }
+
+  /** Sends a BOOKMARK at the current revision on every open watch of resource that asked for bookmarks. */
+  bookmark(resource: Resource): void {
+    this.#watches.bookmark(resource, this.#revision);
+  }
+
+  /** Calls listener synchronously on every committed change, with its own copy (an in-process watch). */
+  onChange(listener: (resource: Resource, type: ChangeType, obj: StoredObject) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The store key (core's codec); a lease without a namespace is a node lease, as `leases()` defaults. */
+  #keyOf(resource: Resource, name: string, namespace?: string): string {
+    return keyOf(resource, { metadata: { name, namespace: namespace ?? NODE_LEASE_NAMESPACE } });
+  }
+
+  #commit(resource: Resource, type: ChangeType, obj: StoredObject): void {
+    this.#watches.record({ revision: this.#revision, resource, type, object: obj });
+    for (const l of this.#listeners) l(resource, type, structuredClone(obj));
+  }
+
+  #record(fields: Call): void {
+    // Only the fields given, so a test can deepEqual a call without spelling out `undefined`s.
+    const call = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as unknown as Call;
     this.calls.push(call);
     this.beforeCall?.(call);
-    const f = this.#failures.find((x) => x.resource === resource && x.op === op);
-    if (f) {
-      f.times--;
-      if (f.times <= 0) this.#failures.splice(this.#failures.indexOf(f), 1);
-      throw f.error;
-    }
+    this.#fail(call.resource, call.op);
   }
 
-  #mustGet(resource: Resource, name: string, namespace?: string): Obj {
-    const o = this.data[resource].get(this.#key(resource, name, namespace));
+  #fail(resource: Resource | undefined, op: Op | undefined): void {
+    const f = this.#failures.find(
+      (x) => (x.resource === undefined || x.resource === resource) && (x.op === undefined || x.op === op),
+    );
+    if (!f) return;
+    if (--f.times <= 0) this.#failures.splice(this.#failures.indexOf(f), 1);
+    throw f.error;
+  }
+
+  #mustGet(resource: Resource, name: string, namespace?: string): StoredObject {
+    const o = this.data[resource].get(this.#keyOf(resource, name, namespace));
     if (!o) throw new NotFoundError(resource, name);
     return o;
   }
 
-  #replace(resource: Resource, obj: Obj, expectedRv: string | undefined, _options?: RequestOptions): Obj {
+  #replace(resource: Resource, obj: StoredObject, expectedRv: string | undefined): StoredObject {
     const cur = this.#mustGet(resource, obj.metadata.name, obj.metadata.namespace);
     if (expectedRv === undefined || expectedRv === '') {
       throw new InvalidError('metadata.resourceVersion: must be specified for an update', [
@@ -145,109 +230,85 @@ export class FakeApiClient implements ApiClient {
     return this.put(resource, next);
   }
 
+  async #updateStatus(obj: Writable<Node>): Promise<Node> {
+    this.#record({ resource: 'nodes', op: 'updateStatus', name: obj.metadata.name ?? '' });
+    const cur = this.#mustGet('nodes', obj.metadata.name ?? '');
+    const next = { ...cur, status: structuredClone(obj.status ?? {}) } as unknown as StoredObject;
+    return this.#replace('nodes', next, obj.metadata.resourceVersion) as unknown as Node;
+  }
+
+  #watch<T>(resource: Resource, namespace: string | undefined, request: WatchRequest): WatchFeed<T> {
+    const { labelSelector, fieldSelector, resourceVersion } = request;
+    try {
+      this.#record({ resource, op: 'watch', name: '', namespace, labelSelector, fieldSelector, resourceVersion });
+    } catch (err) {
+      const refused = new WatchFeed<T>(request);
+      refused.fail(err);
+      return refused;
+    }
+    return this.#watches.open<T>(resource, namespace, request, () => ({
+      revision: this.#revision,
+      objects: this.#list(resource, namespace, {}),
+    }));
+  }
+
+  #list(resource: Resource, namespace: string | undefined, options: ListOptions): StoredObject[] {
+    const labels = parseLabelSelector(options.labelSelector);
+    const fields = parseFieldSelector(options.fieldSelector);
+    return [...this.data[resource].entries()]
+      .filter(([k]) => namespace === undefined || k.startsWith(`${namespace}/`))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, o]) => o)
+      .filter((o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o));
+  }
+
   #resource<T>(resource: Resource, namespace?: string): ResourceClient<T> {
     const { kind, apiVersion, listKind } = KIND_OF[resource];
+    const withNamespace = (obj: Writable<T>): StoredObject => {
+      const o = structuredClone(obj) as unknown as StoredObject;
+      if (namespace !== undefined) o.metadata.namespace ??= namespace;
+      return o;
+    };
     return {
       get: async (name: string) => {
-        this.#record(resource, 'get', name, namespace);
+        this.#record({ resource, op: 'get', name, namespace });
         return structuredClone(this.#mustGet(resource, name, namespace)) as unknown as T;
       },
-      list: async (options?: ListOptions): Promise<ObjectList<T>> => {
-        this.#record(resource, 'list', '', namespace);
-        const labels = parseLabelSelector(options?.labelSelector);
-        const fields = parseFieldSelector(options?.fieldSelector);
-        const items = [...this.data[resource].entries()]
-          .filter(([k]) => namespace === undefined || k.startsWith(`${namespace}/`))
-          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-          .map(([, o]) => o)
-          .filter((o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o));
-        return {
-          apiVersion,
-          kind: listKind,
-          metadata: { resourceVersion: String(this.revision) },
-          items: structuredClone(items) as unknown as T[],
-        };
+      list: async (options: ListOptions = {}): Promise<ObjectList<T>> => {
+        const { labelSelector, fieldSelector } = options;
+        this.#record({ resource, op: 'list', name: '', namespace, labelSelector, fieldSelector });
+        const items = structuredClone(this.#list(resource, namespace, options)) as unknown as T[];
+        return { apiVersion, kind: listKind, metadata: { resourceVersion: String(this.#revision) }, items };
       },
       create: async (obj: Writable<T>) => {
-        const o = structuredClone(obj) as unknown as Obj;
-        if (resource === 'leases') o.metadata.namespace ??= namespace ?? 'node-lease';
-        this.#record(resource, 'create', o.metadata.name, namespace);
-        if (this.data[resource].has(this.#key(resource, o.metadata.name, o.metadata.namespace))) {
+        const o = withNamespace(obj);
+        // The API names an Event `<involvedObject.name>.<suffix>` when the body has none.
+        const involved = (o as { involvedObject?: { name: string } }).involvedObject;
+        if (resource === 'events' && !o.metadata.name && involved) {
+          o.metadata.name = `${involved.name}.${(++this.#eventSeq).toString(16).padStart(8, '0')}`;
+        }
+        this.#record({ resource, op: 'create', name: o.metadata.name, namespace });
+        if (this.data[resource].has(this.#keyOf(resource, o.metadata.name, o.metadata.namespace))) {
           throw new AlreadyExistsError(resource, o.metadata.name);
         }
-        o.apiVersion = apiVersion;
-        o.kind = kind;
+        Object.assign(o, { apiVersion, kind });
         o.metadata.uid = randomUUID();
         o.metadata.creationTimestamp = new Date(this.now()).toISOString();
         return this.put(resource, o) as unknown as T;
       },
       update: async (obj: Writable<T>) => {
-        const o = structuredClone(obj) as unknown as Obj;
-        if (resource === 'leases') o.metadata.namespace ??= namespace ?? 'node-lease';
-        this.#record(resource, 'update', o.metadata.name, namespace);
-        let next = o;
-        if (resource === 'nodes') {
-          // PUT on a node ignores status, as the API does.
-          const cur = this.#mustGet(resource, o.metadata.name) as unknown as Node;
-          next = { ...o, status: cur.status } as unknown as Obj;
-        }
-        return this.#replace(resource, next, o.metadata.resourceVersion) as unknown as T;
+        const o = withNamespace(obj);
+        this.#record({ resource, op: 'update', name: o.metadata.name, namespace });
+        // PUT on a node ignores status, as the API does.
+        const status =
+          resource === 'nodes' ? { status: (this.#mustGet(resource, o.metadata.name) as Node).status } : {};
+        return this.#replace(resource, { ...o, ...status }, o.metadata.resourceVersion) as unknown as T;
       },
       delete: async (name: string) => {
-        this.#record(resource, 'delete', name, namespace);
-        const cur = this.#mustGet(resource, name, namespace);
-        this.data[resource].delete(this.#key(resource, name, namespace));
-        cur.metadata.resourceVersion = String(++this.revision);
-        return structuredClone(cur) as unknown as T;
+        this.#record({ resource, op: 'delete', name, namespace });
+        return this.remove<T>(resource, name, namespace);
       },
-      watch: (_request: WatchRequest): AsyncIterable<WatchEvent<T>> => {
-        throw new Error('FakeApiClient does not implement watch: drive caches directly in unit tests');
-      },
+      watch: (request: WatchRequest): AsyncIterable<WatchEvent<T>> => this.#watch<T>(resource, namespace, request),
     };
-  }
-}
-
-/** An ObjectCache the test fills by hand (the informer's contract without the network). */
-export class FakeCache<T extends { metadata: { name: string; namespace?: string; resourceVersion: string } }> {
-  readonly #items = new Map<string, T>();
-  #rv = '';
-  synced = true;
-
-  constructor(
-    readonly keyOf: (obj: T) => string = (o) =>
-      o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name,
-  ) {}
-
-  get(key: string): T | undefined {
-    const o = this.#items.get(key);
-    return o === undefined ? undefined : structuredClone(o);
-  }
-  list(): T[] {
-    return [...this.#items.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, o]) => structuredClone(o));
-  }
-  /** ObjectCache's read-only view; copies as `list()` does (a test may replace `list`). */
-  sortedView(): readonly T[] {
-    return this.list();
-  }
-  lastSyncResourceVersion(): string {
-    return this.#rv;
-  }
-  hasSynced(): boolean {
-    return this.synced;
-  }
-  /** Stores the object and advances the cache revision to its resourceVersion (as a watch event would). */
-  set(obj: T): void {
-    this.#items.set(this.keyOf(obj), structuredClone(obj));
-    this.advance(obj.metadata.resourceVersion);
-  }
-  remove(key: string, rv?: string): void {
-    this.#items.delete(key);
-    if (rv !== undefined) this.advance(rv);
-  }
-  /** A bookmark: the cache has seen everything up to rv. */
-  advance(rv: string): void {
-    if (this.#rv === '' || Number(rv) > Number(this.#rv)) this.#rv = rv;
   }
 }

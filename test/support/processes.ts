@@ -114,27 +114,6 @@ export async function startServer(
   return Object.assign(p, { url, port, addr: `127.0.0.1:${port}` });
 }
 
-/** Polls fn until it returns a truthy value or the time runs out. */
-export async function eventually<T>(
-  fn: () => Promise<T | undefined | false> | T | undefined | false,
-  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
-): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
-  let lastErr: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      lastErr = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${options.what ?? 'condition'}${lastErr ? `: ${String(lastErr)}` : ''}`);
-    }
-    await new Promise((r) => setTimeout(r, options.intervalMs ?? 100));
-  }
-}
-
 /** Runs sheepctl to completion. */
 export async function runSheepctl(
   args: string[],

@@ -1,10 +1,10 @@
 // A watchWithResume consumer used by the drills: records every change it was given and whether it had to
 // relist (Gone) or resume (a broken stream), for the exactly-once-in-order checks.
-import type { ObjectList, WatchEvent } from '../../src/client/api-client.js';
-import { HttpApiClient } from '../../src/client/http-client.js';
-import { watchWithResume, type Versioned } from '../../src/client/watch-resume.js';
-import { recordingLogger, type RecordedLine } from '../../src/core/logger.js';
-import { seededRandom } from '../../src/core/random.js';
+import type { ObjectList, WatchEvent } from '../../../src/client/api-client.js';
+import { HttpApiClient } from '../../../src/client/http-client.js';
+import { watchWithResume, type Versioned } from '../../../src/client/watch-resume.js';
+import { recordingLogger, type RecordedLine } from '../../../src/core/logger.js';
+import { seededRandom } from '../../../src/core/random.js';
 
 export interface SeenChange {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';

@@ -5,12 +5,13 @@
 // stranded (its proxy goes down) while the history it needs is compacted away: it must get Gone, relist, and
 // converge on the final state.
 import { join } from 'node:path';
-import { buildServer } from '../../src/api/build-server.js';
-import { HttpApiClient } from '../../src/client/http-client.js';
-import { systemClock } from '../../src/core/clock.js';
-import type { Node } from '../../src/core/node.js';
-import { seededRandom, systemRandom } from '../../src/core/random.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { buildServer } from '../../../src/api/build-server.js';
+import { HttpApiClient } from '../../../src/client/http-client.js';
+import { systemClock } from '../../../src/core/clock.js';
+import type { Node } from '../../../src/core/node.js';
+import { seededRandom, systemRandom } from '../../../src/core/random.js';
+import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { eventually } from '../eventually.js';
 import { ChaosProxy } from './chaos-proxy.js';
 import { DrillLog, elapsedSince, type DrillResult } from './drill-result.js';
 import { ResumingWatcher as Watcher } from './resuming-watcher.js';
@@ -78,13 +79,12 @@ async function runWriters(port: number, o: WatchDisconnectOptions, acks: Ack[], 
   }
 }
 
-async function waitFor(cond: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (!cond()) {
-    if (performance.now() > deadline) return false;
-    await sleep(20);
-  }
-  return true;
+/** True once cond holds, false if it does not within timeoutMs (the drill records a problem, it does not throw). */
+function reached(cond: () => boolean, what: string, timeoutMs: number): Promise<boolean> {
+  return eventually(cond, { what, timeoutMs, intervalMs: 20 }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Strands the laggard from a third of the run to two thirds, compacting past it meanwhile. */
@@ -97,12 +97,16 @@ async function strandLaggard(
   o: WatchDisconnectOptions,
   log: DrillLog,
 ): Promise<void> {
-  await waitFor(() => acks.length >= o.changes / 3, 120_000);
+  await reached(() => acks.length >= o.changes / 3, 'a third of the changes acknowledged', 120_000);
   await proxy.pause();
   await sleep(50);
   const stranded = laggard.last;
-  await waitFor(() => acks.length >= (2 * o.changes) / 3, 120_000);
-  const caughtUp = await waitFor(() => others.every((w) => w.last > stranded + 1), 30_000);
+  await reached(() => acks.length >= (2 * o.changes) / 3, 'two thirds of the changes acknowledged', 120_000);
+  const caughtUp = await reached(
+    () => others.every((w) => w.last > stranded + 1),
+    'the others past the laggard',
+    30_000,
+  );
   const target = Math.min(...others.map((w) => w.last));
   log.check(
     caughtUp && target > stranded,
@@ -208,7 +212,7 @@ export async function runWatchDisconnectDrill(o: WatchDisconnectOptions): Promis
     );
     const all = [...watchers, laggard];
     log.check(
-      await waitFor(() => all.every((w) => w.last >= finalRv), 60_000),
+      await reached(() => all.every((w) => w.last >= finalRv), 'every watcher caught up', 60_000),
       `not every watcher caught up with ${finalRv}: ${all.map((w) => `${w.name}@${w.last}`).join(', ')}`,
     );
     await Promise.all(all.map((w) => w.stop()));

@@ -10,10 +10,10 @@
 //   this measures the worst case the history setting allows, not a leak.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { systemClock, type Clock } from '../../src/core/clock.js';
-import type { Lease } from '../../src/core/lease.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { FakeClock } from '../../test/support/fake-clock.js';
+import { systemClock, type Clock } from '../../../src/core/clock.js';
+import type { Lease } from '../../../src/core/lease.js';
+import { openSqliteStore, type SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { FakeClock } from '../fake-clock.js';
 import { DrillLog, elapsedSince, type DrillResult } from './drill-result.js';
 
 export interface HeartbeatLoadOptions {

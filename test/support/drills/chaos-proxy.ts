@@ -2,7 +2,7 @@
 // mid-chunk or between events, the way a flaky network or a load balancer's idle reaper breaks them.
 // `pause()` takes the proxy down altogether (connections refused) until `resume()`, to strand a client.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import type { Random } from '../../src/core/random.js';
+import type { Random } from '../../../src/core/random.js';
 
 export interface ChaosProxyOptions {
   targetPort: number;

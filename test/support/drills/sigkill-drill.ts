@@ -7,9 +7,10 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { HttpApiClient } from '../../src/client/http-client.js';
-import type { Lease } from '../../src/core/lease.js';
-import { eventually, SHEPHERD_BIN, startProcess, type Proc, type ServerProc } from '../../test/support/processes.js';
+import { HttpApiClient } from '../../../src/client/http-client.js';
+import type { Lease } from '../../../src/core/lease.js';
+import { eventually } from '../eventually.js';
+import { SHEPHERD_BIN, startProcess, type Proc, type ServerProc } from '../processes.js';
 import { DrillLog, elapsedSince, type DrillResult } from './drill-result.js';
 import { ResumingWatcher } from './resuming-watcher.js';
 
@@ -260,7 +261,7 @@ export async function runSigkillDrill(o: SigkillOptions): Promise<DrillResult> {
         'maxLeasesRenewedAfterRestartMs',
         Math.max(Number(log.counts['maxLeasesRenewedAfterRestartMs'] ?? 0), Math.round(performance.now() - t1)),
       );
-      const resumed = await waitUntil(() => watchers.every((w) => w.last >= restartedAt), 30_000);
+      const resumed = await reached(() => watchers.every((w) => w.last >= restartedAt), 'watchers resumed', 30_000);
       log.check(
         resumed,
         `cycle ${cycle}: watchers did not resume past ${restartedAt}: ${watchers.map((w) => `${w.name}@${w.last}`).join(', ')}`,
@@ -294,13 +295,12 @@ export async function runSigkillDrill(o: SigkillOptions): Promise<DrillResult> {
   };
 }
 
-async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (!cond()) {
-    if (performance.now() > deadline) return false;
-    await sleep(50);
-  }
-  return true;
+/** True once cond holds, false if it does not within timeoutMs (the drill records a problem, it does not throw). */
+function reached(cond: () => boolean, what: string, timeoutMs: number): Promise<boolean> {
+  return eventually(cond, { what, timeoutMs, intervalMs: 50 }).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Exactly once, in order, no relist; the node watcher holds every acknowledged write; replays equal the lists. */
@@ -312,7 +312,7 @@ async function checkWatchers(
 ): Promise<void> {
   const finalRv = Number((await client.nodes.list()).metadata.resourceVersion);
   log.check(
-    await waitUntil(() => watchers.every((w) => w.last >= finalRv), 30_000),
+    await reached(() => watchers.every((w) => w.last >= finalRv), 'watchers caught up', 30_000),
     `watchers did not catch up with ${finalRv}`,
   );
   for (const w of watchers) {

@@ -5,10 +5,10 @@
 // database behind a read-only connection (query_only, and a connection opened read-only) must do the same.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { buildServer, type ApiServer } from '../../src/api/build-server.js';
-import { systemClock } from '../../src/core/clock.js';
-import { systemRandom } from '../../src/core/random.js';
-import { openSqliteStore, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { buildServer, type ApiServer } from '../../../src/api/build-server.js';
+import { systemClock } from '../../../src/core/clock.js';
+import { systemRandom } from '../../../src/core/random.js';
+import { openSqliteStore, SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { DrillLog, elapsedSince, type DrillResult } from './drill-result.js';
 
 export interface DiskFullOptions {

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { WatchEvent } from '../../src/client/api-client.js';
+import { AlreadyExistsError, ConflictError, GoneError, InvalidError, NotFoundError } from '../../src/core/errors.js';
+import type { Node } from '../../src/core/node.js';
+import { FakeApiClient } from './fake-api-client.js';
+import { flush } from './fake-clock.js';
+
+const body = (name: string, labels: Record<string, string> = {}) =>
+  ({ metadata: { name, labels }, spec: {}, status: { conditions: [] } }) as never;
+
+async function take<T>(events: AsyncIterable<WatchEvent<T>>, n: number): Promise<string[]> {
+  const out: string[] = [];
+  if (n === 0) return out;
+  for await (const ev of events) {
+    const o = ev.object as { metadata: { name?: string; resourceVersion: string } };
+    out.push(`${ev.type} ${o.metadata.name ?? ''}@${o.metadata.resourceVersion}`);
+    if (out.length === n) break;
+  }
+  return out;
+}
+
+describe('FakeApiClient', () => {
+  it('one revision across resources; optimistic locking; NotFound, AlreadyExists, Invalid', async () => {
+    const c = new FakeApiClient({ now: () => 0 });
+    const a = await c.nodes.create(body('a'));
+    await c.leases().create({ metadata: { name: 'a' }, spec: {} } as never);
+    assert.equal(a.metadata.resourceVersion, '1');
+    assert.equal((await c.nodes.list()).metadata.resourceVersion, '2', 'a lease write moves the node list too');
+    await assert.rejects(c.nodes.create(body('a')), AlreadyExistsError);
+    const a2 = await c.nodes.update({ ...a, metadata: { ...a.metadata, labels: { x: 'y' } } });
+    assert.equal(a2.metadata.resourceVersion, '3');
+    await assert.rejects(c.nodes.update(a), ConflictError, 'a stale resourceVersion is a 409');
+    await assert.rejects(c.nodes.update({ ...a2, metadata: { ...a2.metadata, resourceVersion: '' } }), InvalidError);
+    await assert.rejects(c.nodes.get('b'), NotFoundError);
+    assert.deepEqual(
+      c.callsOf('nodes').map((x) => x.op),
+      ['create', 'list', 'create', 'update', 'update', 'update', 'get'],
+    );
+  });
+
+  it('watches see every write, replay history after their resourceVersion, and are Gone from before a compaction', async () => {
+    const c = new FakeApiClient();
+    c.put('nodes', body('a', { tier: 'web' }));
+    c.put('nodes', body('b'));
+    const ac = new AbortController();
+    const web = c.nodes.watch({ resourceVersion: '0', labelSelector: 'tier=web', signal: ac.signal });
+    const replay = c.nodes.watch({ resourceVersion: '1', signal: ac.signal });
+    c.remove('nodes', 'a');
+    assert.deepEqual(await take(web, 2), ['ADDED a@1', 'DELETED a@3']);
+    assert.deepEqual(await take(replay, 2), ['ADDED b@2', 'DELETED a@3']);
+    c.compact();
+    const stale = c.nodes.watch({ resourceVersion: '2' });
+    await assert.rejects(take(stale, 1), GoneError);
+    ac.abort();
+    await flush();
+    assert.deepEqual(
+      c.watches('nodes').map((f) => f.open),
+      [false, false, false],
+    );
+  });
+
+  it('scripted streams: push, bookmarks, end and fail; failNext and failAll', async () => {
+    const c = new FakeApiClient({ revision: 40 });
+    const w = c.nodes.watch({ resourceVersion: '40', allowWatchBookmarks: true });
+    const feed = c.watches<Node>('nodes')[0]!;
+    c.bookmark('nodes');
+    feed.push({ type: 'ADDED', object: { metadata: { name: 'x', resourceVersion: '41' } } as Node });
+    feed.end();
+    c.put('nodes', body('late'));
+    assert.deepEqual(await take(w, 3), ['BOOKMARK @40', 'ADDED x@41'], 'nothing after the end');
+    c.failNext('nodes', 'get', new Error('once'));
+    await assert.rejects(c.nodes.get('late'), /once/);
+    assert.equal((await c.nodes.get('late')).metadata.name, 'late');
+    c.failAll(new Error('down'));
+    await assert.rejects(c.version(), /down/);
+    await assert.rejects(take(c.nodes.watch({}), 1), /down/);
+  });
+});
