@@ -1,0 +1,209 @@
+import { html } from 'htm/preact';
+import type { VNode } from 'preact';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { humanDuration } from '../../cli/age.js';
+import { heartbeatOf, rowOf, type NodeRow } from '../model/node-row.js';
+import { DEFAULT_QUERY, selectRows, type SortKey, type StateFilter, type TableQuery } from '../model/node-table.js';
+import { hrefOf } from '../model/route.js';
+import { visibleRange } from '../model/virtual-window.js';
+import type { Stores } from '../store/stores.js';
+import { NodeStatusBadges } from './badges.js';
+import { useNow, useStore, useTitle } from './hooks.js';
+
+/** Must equal styles.css `--row-height`: the window arithmetic assumes every row is this tall. */
+const ROW_HEIGHT = 32;
+const HEADER_HEIGHT = 34;
+
+const COLUMNS: ReadonlyArray<{ key: SortKey; label: string }> = [
+  { key: 'name', label: 'Name' },
+  { key: 'status', label: 'Status' },
+  { key: 'zone', label: 'Zone' },
+  { key: 'taints', label: 'Taints' },
+  { key: 'heartbeat', label: 'Last heartbeat' },
+  { key: 'pods', label: 'Pods' },
+  { key: 'cpu', label: 'CPU' },
+  { key: 'memory', label: 'Memory' },
+];
+
+const STATE_OPTIONS: ReadonlyArray<{ value: StateFilter; label: string }> = [
+  { value: 'all', label: 'All' },
+  { value: 'problems', label: 'Needs attention' },
+  { value: 'Ready', label: 'Ready' },
+  { value: 'NotReady', label: 'NotReady' },
+  { value: 'Unknown', label: 'Unknown' },
+  { value: 'Suspect', label: 'Suspect' },
+  { value: 'tainted', label: 'Tainted' },
+  { value: 'NoStatus', label: 'No status' },
+];
+
+/** The controller's taints are long; the table shows `unreachable:NoExecute`, the full text is in the tooltip. */
+function shortTaint(t: string): string {
+  return t.replace(/^node\.kubernetes\.io\//, '');
+}
+
+function SortHeader(props: { col: SortKey; label: string; query: TableQuery; onSort: (k: SortKey) => void }): VNode {
+  const active = props.query.sort === props.col;
+  const dir = props.query.descending ? 'descending' : 'ascending';
+  return html`<th class=${`col-${props.col}`} scope="col" aria-sort=${active ? dir : 'none'}>
+    <button type="button" onClick=${() => props.onSort(props.col)}>
+      ${props.label}${active ? html`<span aria-hidden="true">${props.query.descending ? ' ▼' : ' ▲'}</span>` : null}
+    </button>
+  </th>`;
+}
+
+function Row(props: { row: NodeRow; index: number; heartbeat: number | undefined; now: number }): VNode {
+  const { row, heartbeat, now } = props;
+  const pods = row.pods === undefined ? '—' : row.maxPods === undefined ? row.pods : `${row.pods}/${row.maxPods}`;
+  return html`<tr class="row" data-node=${row.name} data-index=${props.index} aria-rowindex=${props.index + 2}>
+    <td data-col="name"><a href=${hrefOf({ view: 'node', name: row.name })}>${row.name}</a></td>
+    <td data-col="status"><${NodeStatusBadges} row=${row} /></td>
+    <td data-col="zone">${row.zone}</td>
+    <td data-col="taints" title=${row.taints.join('\n')}>
+      ${row.taints.length === 0 ? '—' : row.taints.map(shortTaint).join(', ')}
+    </td>
+    <td data-col="heartbeat" class="num">
+      ${heartbeat === undefined ? 'never' : `${humanDuration(now - heartbeat)} ago`}
+    </td>
+    <td data-col="pods" class="num">${pods}</td>
+    <td data-col="cpu" class="num">${row.cpu ?? '—'}</td>
+    <td data-col="memory" class="num">${row.memory ?? '—'}</td>
+  </tr>`;
+}
+
+/** Arrow keys, Page Up/Down, Home and End move between rows; the table scrolls to keep the focused row in view. */
+function targetRow(key: string, index: number, total: number, page: number): number | undefined {
+  const to = (i: number): number => Math.max(0, Math.min(total - 1, i));
+  switch (key) {
+    case 'ArrowDown':
+      return to(index + 1);
+    case 'ArrowUp':
+      return to(index - 1);
+    case 'PageDown':
+      return to(index + page);
+    case 'PageUp':
+      return to(index - page);
+    case 'Home':
+      return 0;
+    case 'End':
+      return to(total - 1);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Every node in a sortable, filterable table. Only the rows in view are in the DOM (model/virtual-window.ts), so
+ * 10,000 nodes scroll and update as smoothly as 10; the order is recomputed at most once a frame.
+ */
+export function NodesView(props: { stores: Stores; initialZone?: string }): VNode {
+  useTitle('Nodes');
+  const nodes = useStore(props.stores, 'nodes');
+  const leases = useStore(props.stores, 'nodeLeases');
+  const now = useNow(1000);
+  const [query, setQuery] = useState<TableQuery>({ ...DEFAULT_QUERY, zone: props.initialZone ?? 'all' });
+  useEffect(() => setQuery((q) => ({ ...q, zone: props.initialZone ?? 'all' })), [props.initialZone]);
+  const scroller = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewport, setViewport] = useState(600);
+  const [focusIndex, setFocusIndex] = useState<number | undefined>(undefined);
+
+  const heartbeat = (row: NodeRow): number | undefined => heartbeatOf(row, leases.get(row.name));
+  const allRows = useMemo(() => Array.from(nodes.values(), rowOf), [nodes.version]);
+  const zones = useMemo(() => [...new Set(allRows.map((r) => r.zone))].sort(), [allRows]);
+  const leaseOrder = query.sort === 'heartbeat' ? leases.version : 0;
+  const rows = useMemo(() => selectRows(allRows, query, heartbeat), [allRows, query, leaseOrder]);
+
+  useEffect(() => {
+    const el = scroller.current;
+    if (el === null) return undefined;
+    const observer = new ResizeObserver(() => setViewport(el.clientHeight));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  // A layout effect: focus moves in the same turn as the keypress that asked for it.
+  useLayoutEffect(() => {
+    if (focusIndex === undefined) return;
+    const link = scroller.current?.querySelector<HTMLAnchorElement>(`tr[data-index="${focusIndex}"] a`);
+    link?.focus({ preventScroll: true });
+  }, [focusIndex, scrollTop]);
+
+  const { start, end } = visibleRange(Math.max(0, scrollTop - HEADER_HEIGHT), viewport, ROW_HEIGHT, rows.length);
+  const onSort = (key: SortKey): void =>
+    setQuery((q) => ({ ...q, sort: key, descending: q.sort === key ? !q.descending : false }));
+  const onKeyDown = (e: KeyboardEvent): void => {
+    const tr = (e.target as HTMLElement).closest<HTMLElement>('tr[data-index]');
+    const el = scroller.current;
+    if (tr === null || el === null) return;
+    const page = Math.max(1, Math.floor((el.clientHeight - HEADER_HEIGHT) / ROW_HEIGHT) - 1);
+    const target = targetRow(e.key, Number(tr.dataset['index']), rows.length, page);
+    if (target === undefined) return;
+    e.preventDefault();
+    const top = target * ROW_HEIGHT;
+    if (top < el.scrollTop) el.scrollTop = top;
+    else if (top + ROW_HEIGHT + HEADER_HEIGHT > el.scrollTop + el.clientHeight)
+      el.scrollTop = top + ROW_HEIGHT + HEADER_HEIGHT - el.clientHeight;
+    setScrollTop(el.scrollTop);
+    setFocusIndex(target);
+  };
+  const set = (patch: Partial<TableQuery>): void => setQuery((q) => ({ ...q, ...patch }));
+  const value = (e: Event): string => (e.target as HTMLInputElement | HTMLSelectElement).value;
+  const synced = nodes.status.phase === 'live' || nodes.size > 0;
+
+  return html`<h1>Nodes</h1>
+    <div class="controls">
+      <label
+        >Filter
+        <input
+          type="search"
+          placeholder="name, zone or taint"
+          value=${query.text}
+          onInput=${(e: Event) => set({ text: value(e) })}
+          aria-controls="nodes-table"
+      /></label>
+      <label
+        >Status
+        <select value=${query.state} onChange=${(e: Event) => set({ state: value(e) as StateFilter })}>
+          ${STATE_OPTIONS.map((o) => html`<option value=${o.value}>${o.label}</option>`)}
+        </select></label
+      >
+      <label
+        >Zone
+        <select value=${query.zone} onChange=${(e: Event) => set({ zone: value(e) })}>
+          <option value="all">All zones</option>
+          ${zones.map((z) => html`<option value=${z}>${z}</option>`)}
+        </select></label
+      >
+      <span class="count" role="status" data-field="count"
+        >Showing ${rows.length.toLocaleString('en')} of ${nodes.size.toLocaleString('en')} nodes</span
+      >
+    </div>
+    <div class="table-scroll" ref=${scroller} onScroll=${() => setScrollTop(scroller.current?.scrollTop ?? 0)}>
+      <table id="nodes-table" class="nodes-table" aria-label="Nodes" aria-rowcount=${rows.length + 1}>
+        <thead>
+          <tr aria-rowindex="1">
+            ${COLUMNS.map((c) => html`<${SortHeader} col=${c.key} label=${c.label} query=${query} onSort=${onSort} />`)}
+          </tr>
+        </thead>
+        <tbody onKeyDown=${onKeyDown}>
+          ${
+            rows.length === 0
+              ? html`<tr>
+                  <td class="empty" colspan=${COLUMNS.length}>
+                    ${!synced ? 'Loading nodes…' : nodes.size === 0 ? 'No nodes registered yet.' : 'No node matches.'}
+                  </td>
+                </tr>`
+              : null
+          }
+          ${start > 0 ? html`<tr aria-hidden="true" style=${{ height: `${start * ROW_HEIGHT}px` }}></tr>` : null}
+          ${rows
+            .slice(start, end)
+            .map((row, i) => html`<${Row} row=${row} index=${start + i} heartbeat=${heartbeat(row)} now=${now} />`)}
+          ${
+            end < rows.length
+              ? html`<tr aria-hidden="true" style=${{ height: `${(rows.length - end) * ROW_HEIGHT}px` }}></tr>`
+              : null
+          }
+        </tbody>
+      </table>
+    </div>`;
+}
