@@ -179,7 +179,7 @@ describe('dashboard in a real browser', { timeout: 120_000 }, () => {
     await page.screenshot({ path: artifactPath('dashboard', 'nodes.png') });
   });
 
-  test('a node status change reaches its row within a second (latency printed)', async () => {
+  test('each node status change reaches its row, live (latency p50/p99 printed, not asserted)', async () => {
     const { page } = browser;
     await admin.nodes.create({ metadata: { name: PROBE, labels: { [ZONE_LABEL]: 'zone-a' } }, spec: {}, status: {} });
     await page.getByLabel('Filter').fill(PROBE);

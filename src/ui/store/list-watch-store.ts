@@ -49,6 +49,7 @@ export class ListWatchStore<T extends Versioned> {
   readonly #items = new Map<string, T>();
   readonly #listeners = new Set<() => void>();
   #version = 0;
+  #membership = 0;
   #rv: string | undefined;
   #status: StoreStatus = { phase: 'connecting' };
 
@@ -63,6 +64,11 @@ export class ListWatchStore<T extends Versioned> {
   /** Grows by one on every change of the contents; views memoise on it. */
   get version(): number {
     return this.#version;
+  }
+
+  /** Grows when an object is added or removed (not when one changes): views keep their name order until then. */
+  get membership(): number {
+    return this.#membership;
   }
 
   get status(): StoreStatus {
@@ -84,6 +90,10 @@ export class ListWatchStore<T extends Versioned> {
 
   values(): IterableIterator<T> {
     return this.#items.values();
+  }
+
+  keys(): IterableIterator<string> {
+    return this.#items.keys();
   }
 
   /** Called after every change of contents or status; returns the unsubscribe function. */
@@ -144,6 +154,7 @@ export class ListWatchStore<T extends Versioned> {
     for (const item of items) this.#items.set(this.#d.resource.keyOf(item), item);
     this.#rv = rv;
     this.#version++;
+    this.#membership++;
     this.#notify();
   }
 
@@ -168,8 +179,10 @@ export class ListWatchStore<T extends Versioned> {
 
   #apply(ev: Exclude<WatchEvent<T>, { type: 'BOOKMARK' }>): void {
     const key = this.#d.resource.keyOf(ev.object);
+    const had = this.#items.has(key);
     if (ev.type === 'DELETED') this.#items.delete(key);
     else this.#items.set(key, ev.object);
+    if (had !== this.#items.has(key)) this.#membership++;
     this.#version++;
     this.#notify();
   }

@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import type { VNode } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { humanDuration } from '../../cli/age.js';
+import type { Node } from '../../core/node.js';
 import { heartbeatOf, rowOf, type NodeRow } from '../model/node-row.js';
 import { DEFAULT_QUERY, selectRows, type SortKey, type StateFilter, type TableQuery } from '../model/node-table.js';
 import { hrefOf } from '../model/route.js';
@@ -9,6 +10,10 @@ import { visibleRange } from '../model/virtual-window.js';
 import type { Stores } from '../store/stores.js';
 import { NodeStatusBadges } from './badges.js';
 import { useNow, useStore, useTitle } from './hooks.js';
+
+function nodeRow(node: Node | undefined): NodeRow[] {
+  return node === undefined ? [] : [rowOf(node)];
+}
 
 /** Must equal styles.css `--row-height`: the window arithmetic assumes every row is this tall. */
 const ROW_HEIGHT = 32;
@@ -108,9 +113,12 @@ export function NodesView(props: { stores: Stores; initialZone?: string }): VNod
   const [focusIndex, setFocusIndex] = useState<number | undefined>(undefined);
 
   const heartbeat = (row: NodeRow): number | undefined => heartbeatOf(row, leases.get(row.name));
-  const allRows = useMemo(() => Array.from(nodes.values(), rowOf), [nodes.version]);
+  // Names are sorted only when a node comes or goes; every change re-reads the rows in that order (no sort).
+  const names = useMemo(() => [...nodes.keys()].sort(), [nodes.membership]);
+  const allRows = useMemo(() => names.flatMap((n) => nodeRow(nodes.get(n))), [names, nodes.version]);
   const zones = useMemo(() => [...new Set(allRows.map((r) => r.zone))].sort(), [allRows]);
-  const leaseOrder = query.sort === 'heartbeat' ? leases.version : 0;
+  // Leases renew all the time; sorted by heartbeat, the order follows them once a second, as the ages do.
+  const leaseOrder = query.sort === 'heartbeat' ? now : 0;
   const rows = useMemo(() => selectRows(allRows, query, heartbeat), [allRows, query, leaseOrder]);
 
   useEffect(() => {
@@ -197,7 +205,10 @@ export function NodesView(props: { stores: Stores; initialZone?: string }): VNod
           ${start > 0 ? html`<tr aria-hidden="true" style=${{ height: `${start * ROW_HEIGHT}px` }}></tr>` : null}
           ${rows
             .slice(start, end)
-            .map((row, i) => html`<${Row} row=${row} index=${start + i} heartbeat=${heartbeat(row)} now=${now} />`)}
+            .map(
+              (row, i) =>
+                html`<${Row} key=${row.name} row=${row} index=${start + i} heartbeat=${heartbeat(row)} now=${now} />`,
+            )}
           ${
             end < rows.length
               ? html`<tr aria-hidden="true" style=${{ height: `${(rows.length - end) * ROW_HEIGHT}px` }}></tr>`
