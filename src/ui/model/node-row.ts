@@ -95,6 +95,14 @@ export function rowOf(node: Node): NodeRow {
 
 /** The node's last sign of life in ms: its Lease's renewTime, else the Ready condition's heartbeat. */
 export function heartbeatOf(row: NodeRow, lease: Lease | undefined): number | undefined {
-  const renew = lease?.spec.renewTime === undefined ? NaN : Date.parse(lease.spec.renewTime);
+  if (lease === undefined) return row.statusHeartbeat;
+  let renew = renewals.get(lease);
+  if (renew === undefined) {
+    renew = Date.parse(lease.spec.renewTime);
+    renewals.set(lease, renew);
+  }
   return Number.isNaN(renew) ? row.statusHeartbeat : renew;
 }
+
+/** Parsed renewTimes: sorting 10,000 nodes by heartbeat must not parse 10,000 dates each time. */
+const renewals = new WeakMap<Lease, number>();

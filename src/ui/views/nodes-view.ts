@@ -117,9 +117,14 @@ export function NodesView(props: { stores: Stores; initialZone?: string }): VNod
   const names = useMemo(() => [...nodes.keys()].sort(), [nodes.membership]);
   const allRows = useMemo(() => names.flatMap((n) => nodeRow(nodes.get(n))), [names, nodes.version]);
   const zones = useMemo(() => [...new Set(allRows.map((r) => r.zone))].sort(), [allRows]);
-  // Leases renew all the time; sorted by heartbeat, the order follows them once a second, as the ages do.
-  const leaseOrder = query.sort === 'heartbeat' ? now : 0;
-  const rows = useMemo(() => selectRows(allRows, query, heartbeat), [allRows, query, leaseOrder]);
+  // The order follows every node change, except by heartbeat: leases renew all the time, so that order is taken
+  // once a second, as the ages tick. The rows drawn are always the newest objects (fresh() below).
+  const orderTick = query.sort === 'heartbeat' ? now : allRows;
+  const rows = useMemo(() => selectRows(allRows, query, heartbeat), [names, query, orderTick]);
+  const fresh = (row: NodeRow): NodeRow => {
+    const node = nodes.get(row.name);
+    return node === undefined ? row : rowOf(node);
+  };
 
   useEffect(() => {
     const el = scroller.current;
@@ -207,7 +212,13 @@ export function NodesView(props: { stores: Stores; initialZone?: string }): VNod
             .slice(start, end)
             .map(
               (row, i) =>
-                html`<${Row} key=${row.name} row=${row} index=${start + i} heartbeat=${heartbeat(row)} now=${now} />`,
+                html`<${Row}
+                  key=${row.name}
+                  row=${fresh(row)}
+                  index=${start + i}
+                  heartbeat=${heartbeat(row)}
+                  now=${now}
+                />`,
             )}
           ${
             end < rows.length
