@@ -1,23 +1,19 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { humanDuration } from '../../cli/age.js';
 import type { Node } from '../../core/node.js';
 import { heartbeatOf, rowOf, type NodeRow } from '../model/node-row.js';
 import { DEFAULT_QUERY, selectRows, type SortKey, type StateFilter, type TableQuery } from '../model/node-table.js';
 import { hrefOf } from '../model/route.js';
-import { visibleRange } from '../model/virtual-window.js';
 import type { Stores } from '../store/stores.js';
 import { NodeStatusBadges } from './badges.js';
 import { useNow, useStore, useTitle } from './hooks.js';
+import { ROW_HEIGHT, useTableWindow } from './table-window.js';
 
 function nodeRow(node: Node | undefined): NodeRow[] {
   return node === undefined ? [] : [rowOf(node)];
 }
-
-/** Must equal styles.css `--row-height`: the window arithmetic assumes every row is this tall. */
-const ROW_HEIGHT = 32;
-const HEADER_HEIGHT = 34;
 
 const COLUMNS: ReadonlyArray<{ key: SortKey; label: string }> = [
   { key: 'name', label: 'Name' },
@@ -75,30 +71,51 @@ function Row(props: { row: NodeRow; index: number; heartbeat: number | undefined
   </tr>`;
 }
 
-/** Arrow keys, Page Up/Down, Home and End move between rows; the table scrolls to keep the focused row in view. */
-function targetRow(key: string, index: number, total: number, page: number): number | undefined {
-  const to = (i: number): number => Math.max(0, Math.min(total - 1, i));
-  switch (key) {
-    case 'ArrowDown':
-      return to(index + 1);
-    case 'ArrowUp':
-      return to(index - 1);
-    case 'PageDown':
-      return to(index + page);
-    case 'PageUp':
-      return to(index - page);
-    case 'Home':
-      return 0;
-    case 'End':
-      return to(total - 1);
-    default:
-      return undefined;
-  }
+function Filters(props: {
+  query: TableQuery;
+  set: (patch: Partial<TableQuery>) => void;
+  zones: string[];
+  shown: number;
+  total: number;
+}): VNode {
+  const { query, set } = props;
+  const value = (e: Event): string => (e.target as HTMLInputElement | HTMLSelectElement).value;
+  return html`<div class="controls">
+    <label
+      >Filter
+      <input
+        type="search"
+        placeholder="name, zone or taint"
+        value=${query.text}
+        onInput=${(e: Event) => set({ text: value(e) })}
+        aria-controls="nodes-table"
+    /></label>
+    <label
+      >Status
+      <select value=${query.state} onChange=${(e: Event) => set({ state: value(e) as StateFilter })}>
+        ${STATE_OPTIONS.map((o) => html`<option value=${o.value}>${o.label}</option>`)}
+      </select></label
+    >
+    <label
+      >Zone
+      <select value=${query.zone} onChange=${(e: Event) => set({ zone: value(e) })}>
+        <option value="all">All zones</option>
+        ${props.zones.map((z) => html`<option value=${z}>${z}</option>`)}
+      </select></label
+    >
+    <span class="count" role="status" data-field="count"
+      >Showing ${props.shown.toLocaleString('en')} of ${props.total.toLocaleString('en')} nodes</span
+    >
+  </div>`;
+}
+
+function Spacer(props: { rows: number }): VNode | null {
+  return props.rows > 0 ? html`<tr aria-hidden="true" style=${{ height: `${props.rows * ROW_HEIGHT}px` }}></tr>` : null;
 }
 
 /**
- * Every node in a sortable, filterable table. Only the rows in view are in the DOM (model/virtual-window.ts), so
- * 10,000 nodes scroll and update as smoothly as 10; the order is recomputed at most once a frame.
+ * Every node in a sortable, filterable table. Only the rows in view are in the DOM (table-window.ts), so 10,000
+ * nodes scroll and update as smoothly as 10; the order is recomputed at most once a frame.
  */
 export function NodesView(props: { stores: Stores; initialZone?: string }): VNode {
   useTitle('Nodes');
@@ -107,10 +124,6 @@ export function NodesView(props: { stores: Stores; initialZone?: string }): VNod
   const now = useNow(1000);
   const [query, setQuery] = useState<TableQuery>({ ...DEFAULT_QUERY, zone: props.initialZone ?? 'all' });
   useEffect(() => setQuery((q) => ({ ...q, zone: props.initialZone ?? 'all' })), [props.initialZone]);
-  const scroller = useRef<HTMLDivElement>(null);
-  const [scrollTop, setScrollTop] = useState(0);
-  const [viewport, setViewport] = useState(600);
-  const [focusIndex, setFocusIndex] = useState<number | undefined>(undefined);
 
   const heartbeat = (row: NodeRow): number | undefined => heartbeatOf(row, leases.get(row.name));
   // Names are sorted only when a node comes or goes; every change re-reads the rows in that order (no sort).
@@ -118,79 +131,24 @@ export function NodesView(props: { stores: Stores; initialZone?: string }): VNod
   const allRows = useMemo(() => names.flatMap((n) => nodeRow(nodes.get(n))), [names, nodes.version]);
   const zones = useMemo(() => [...new Set(allRows.map((r) => r.zone))].sort(), [allRows]);
   // The order follows every node change, except by heartbeat: leases renew all the time, so that order is taken
-  // once a second, as the ages tick. The rows drawn are always the newest objects (fresh() below).
+  // once a second, as the ages tick. The rows drawn are always the newest objects (fresh).
   const orderTick = query.sort === 'heartbeat' ? now : allRows;
   const rows = useMemo(() => selectRows(allRows, query, heartbeat), [names, query, orderTick]);
-  const fresh = (row: NodeRow): NodeRow => {
-    const node = nodes.get(row.name);
-    return node === undefined ? row : rowOf(node);
-  };
-
-  useEffect(() => {
-    const el = scroller.current;
-    if (el === null) return undefined;
-    const observer = new ResizeObserver(() => setViewport(el.clientHeight));
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
-  // A layout effect: focus moves in the same turn as the keypress that asked for it.
-  useLayoutEffect(() => {
-    if (focusIndex === undefined) return;
-    const link = scroller.current?.querySelector<HTMLAnchorElement>(`tr[data-index="${focusIndex}"] a`);
-    link?.focus({ preventScroll: true });
-  }, [focusIndex, scrollTop]);
-
-  const { start, end } = visibleRange(Math.max(0, scrollTop - HEADER_HEIGHT), viewport, ROW_HEIGHT, rows.length);
+  const fresh = (row: NodeRow): NodeRow => nodeRow(nodes.get(row.name))[0] ?? row;
+  const { scroller, start, end, onScroll, onKeyDown } = useTableWindow(rows.length);
   const onSort = (key: SortKey): void =>
     setQuery((q) => ({ ...q, sort: key, descending: q.sort === key ? !q.descending : false }));
-  const onKeyDown = (e: KeyboardEvent): void => {
-    const tr = (e.target as HTMLElement).closest<HTMLElement>('tr[data-index]');
-    const el = scroller.current;
-    if (tr === null || el === null) return;
-    const page = Math.max(1, Math.floor((el.clientHeight - HEADER_HEIGHT) / ROW_HEIGHT) - 1);
-    const target = targetRow(e.key, Number(tr.dataset['index']), rows.length, page);
-    if (target === undefined) return;
-    e.preventDefault();
-    const top = target * ROW_HEIGHT;
-    if (top < el.scrollTop) el.scrollTop = top;
-    else if (top + ROW_HEIGHT + HEADER_HEIGHT > el.scrollTop + el.clientHeight)
-      el.scrollTop = top + ROW_HEIGHT + HEADER_HEIGHT - el.clientHeight;
-    setScrollTop(el.scrollTop);
-    setFocusIndex(target);
-  };
   const set = (patch: Partial<TableQuery>): void => setQuery((q) => ({ ...q, ...patch }));
-  const value = (e: Event): string => (e.target as HTMLInputElement | HTMLSelectElement).value;
-  const synced = nodes.status.phase === 'live' || nodes.size > 0;
+  const empty =
+    nodes.status.phase !== 'live' && nodes.size === 0
+      ? 'Loading nodes…'
+      : nodes.size === 0
+        ? 'No nodes registered yet.'
+        : 'No node matches.';
 
   return html`<h1>Nodes</h1>
-    <div class="controls">
-      <label
-        >Filter
-        <input
-          type="search"
-          placeholder="name, zone or taint"
-          value=${query.text}
-          onInput=${(e: Event) => set({ text: value(e) })}
-          aria-controls="nodes-table"
-      /></label>
-      <label
-        >Status
-        <select value=${query.state} onChange=${(e: Event) => set({ state: value(e) as StateFilter })}>
-          ${STATE_OPTIONS.map((o) => html`<option value=${o.value}>${o.label}</option>`)}
-        </select></label
-      >
-      <label
-        >Zone
-        <select value=${query.zone} onChange=${(e: Event) => set({ zone: value(e) })}>
-          <option value="all">All zones</option>
-          ${zones.map((z) => html`<option value=${z}>${z}</option>`)}
-        </select></label
-      >
-      <span class="count" role="status" data-field="count"
-        >Showing ${rows.length.toLocaleString('en')} of ${nodes.size.toLocaleString('en')} nodes</span
-      >
-    </div>
-    <div class="table-scroll" ref=${scroller} onScroll=${() => setScrollTop(scroller.current?.scrollTop ?? 0)}>
+    <${Filters} query=${query} set=${set} zones=${zones} shown=${rows.length} total=${nodes.size} />
+    <div class="table-scroll" ref=${scroller} onScroll=${onScroll}>
       <table id="nodes-table" class="nodes-table" aria-label="Nodes" aria-rowcount=${rows.length + 1}>
         <thead>
           <tr aria-rowindex="1">
@@ -201,13 +159,11 @@ export function NodesView(props: { stores: Stores; initialZone?: string }): VNod
           ${
             rows.length === 0
               ? html`<tr>
-                  <td class="empty" colspan=${COLUMNS.length}>
-                    ${!synced ? 'Loading nodes…' : nodes.size === 0 ? 'No nodes registered yet.' : 'No node matches.'}
-                  </td>
+                  <td class="empty" colspan=${COLUMNS.length}>${empty}</td>
                 </tr>`
               : null
           }
-          ${start > 0 ? html`<tr aria-hidden="true" style=${{ height: `${start * ROW_HEIGHT}px` }}></tr>` : null}
+          <${Spacer} rows=${start} />
           ${rows
             .slice(start, end)
             .map(
@@ -220,11 +176,7 @@ export function NodesView(props: { stores: Stores; initialZone?: string }): VNod
                   now=${now}
                 />`,
             )}
-          ${
-            end < rows.length
-              ? html`<tr aria-hidden="true" style=${{ height: `${(rows.length - end) * ROW_HEIGHT}px` }}></tr>`
-              : null
-          }
+          <${Spacer} rows=${rows.length - end} />
         </tbody>
       </table>
     </div>`;
