@@ -7,11 +7,15 @@ import { checkNoQueryToken } from './query-token.js';
 import { requestAttributes } from './request-attributes.js';
 import { sendStatusError } from './status-errors.js';
 import { bearerToken, type TokenAuthenticator } from './token-authenticator.js';
+import { UI_PATHS } from './ui-routes.js';
 import type { UserInfo } from './token-file.js';
 import type { WatchQuota } from './watch-quota.js';
 
-/** Probes and build info stay open so load balancers and `sheepctl version` work without a token (as Kubernetes' /version). */
-export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/version']);
+/**
+ * Probes and build info stay open so load balancers and `sheepctl version` work without a token (as Kubernetes'
+ * /version); so do the dashboard's static files, whose page then asks the user for a token when the API says 401.
+ */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/version', ...UI_PATHS]);
 
 /** How long a client refused for holding too many watches is told to wait before trying again. */
 const WATCH_QUOTA_RETRY_SECONDS = 5;

@@ -19,6 +19,7 @@ import { installStatusErrors, sendStatusError } from './status-errors.js';
 import type { TokenAuthenticator } from './token-authenticator.js';
 import { WatchQuota } from './watch-quota.js';
 import { WatchStreams } from './watch-stream.js';
+import { registerUiRoutes } from './ui-routes.js';
 import { registerZoneRoutes } from './zone-routes.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -50,6 +51,8 @@ export interface BuildServerDeps {
   tls?: TlsFiles;
   /** Against slow clients; defaults in server-options.ts. */
   timeouts?: Partial<ServerTimeouts>;
+  /** The built dashboard served at /ui/ (dist/ui); absent: the dashboard is off and /ui/ answers 404. */
+  uiDir?: string;
 }
 
 export interface ApiServer {
@@ -150,6 +153,7 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
   registerLeaseRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerZoneRoutes(app, ctx);
+  registerUiRoutes(app, { dir: deps.uiDir });
   return {
     app: app as unknown as FastifyInstance,
     registry,

@@ -83,6 +83,15 @@ export function buildShepherdCommand(version: string): Command {
     )
     .addOption(
       new Option(
+        '--ui [bool]',
+        'serve the web dashboard at /ui/ (and redirect / there); --ui=false turns it off (docs/dashboard.md)',
+      )
+        .argParser(booleanFlag)
+        .default(true)
+        .preset('true'),
+    )
+    .addOption(
+      new Option(
         '--etcd-servers <urls>',
         'store everything in etcd instead of SQLite (comma-separated http://host:port list)',
       ).argParser(collectAddresses),
@@ -168,11 +177,8 @@ export function buildShepherdCommand(version: string): Command {
         '--leader-elect [bool]',
         'elect one node lifecycle controller among several (default: true with --etcd-servers, else false)',
       )
-        .argParser((v) => {
-          if (v !== 'true' && v !== 'false') throw new InvalidArgumentError('must be true or false');
-          return v === 'true';
-        })
-        .preset(true),
+        .argParser(booleanFlag)
+        .preset('true'),
     )
     .addOption(
       new Option('--leader-elect-lease-duration <duration>', 'how long followers wait after the leader stops renewing')
@@ -331,6 +337,15 @@ export function buildShepherdCommand(version: string): Command {
         .argParser(durationFlag),
     );
   return cmd;
+}
+
+/**
+ * `true` or `false`, for flags written `--flag=false` (kube-apiserver style). Their preset is the string 'true':
+ * commander runs the preset of a bare `--flag` through this parser too.
+ */
+export function booleanFlag(value: string): boolean {
+  if (value !== 'true' && value !== 'false') throw new InvalidArgumentError('must be true or false');
+  return value === 'true';
 }
 
 /** `qps/burst` (`20/40`), or `qps` alone (burst = 2 × qps); `0` means unlimited. */

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 /** Randomness (jitter, uids) is injected so tests are reproducible. */
 export interface Random {
   /** Uniform in [0, 1). */
@@ -9,7 +7,8 @@ export interface Random {
 
 export const systemRandom: Random = {
   next: () => Math.random(),
-  uuid: () => randomUUID(),
+  // The Web Crypto global (Node 20 and browsers alike), so the dashboard bundle can share this module's types.
+  uuid: () => crypto.randomUUID(),
 };
 
 /** Deterministic generator (mulberry32) for tests and simulations. */

@@ -27,7 +27,5 @@ export interface Zone {
   status: ZoneStatus;
 }
 
-/** Annotations the controller sets on every Zone so `sheepctl zones` can explain what it is (not) doing. */
-export const ANNOTATION_MASTER_DISRUPTION = 'shepherd.io/master-disruption';
-export const ANNOTATION_CIRCUIT_BREAKER = 'shepherd.io/lease-circuit-breaker';
-export const ANNOTATION_LEADER = 'shepherd.io/controller-leader';
+// The controller's Zone annotations live in zone-annotations.ts (no zod, so the dashboard bundle can use them).
+export { ANNOTATION_CIRCUIT_BREAKER, ANNOTATION_LEADER, ANNOTATION_MASTER_DISRUPTION } from './zone-annotations.js';

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { buildServer, type AuthConfig } from '../api/build-server.js';
 import type { RateLimit } from '../api/identity-rate-limiter.js';
 import type { TlsFiles } from '../api/server-options.js';
@@ -18,7 +18,7 @@ import type { Logger } from '../core/logger.js';
 import { isLoopbackHost, parseListen } from '../config/flag-parsers.js';
 import { asLogger, controllerConfigFrom, loggerFrom, processIdentity, type Opts } from './common.js';
 import { leaderElectionConfigFrom, runElected, runNodeLifecycle } from './run-controller.js';
-import { VERSION } from './version.js';
+import { PACKAGE_ROOT, VERSION } from './version.js';
 
 async function openStore(opts: Opts, log: Logger, metrics: ApiMetrics): Promise<{ store: Store; where: string }> {
   const etcd = opts.etcdServers as string[] | undefined;
@@ -166,6 +166,8 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
       requestTimeoutMs: opts.requestTimeout as number,
       headersTimeoutMs: opts.requestHeaderTimeout as number,
     },
+    // Built by `npm run build` (scripts/build-ui.ts) into the package, next to the compiled server.
+    ...(opts.ui === false ? {} : { uiDir: join(PACKAGE_ROOT, 'dist', 'ui') }),
   });
   const background: Promise<unknown>[] = [];
   const stop = new AbortController();
@@ -174,6 +176,7 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
     process.stdout.write(
       `shepherd server listening on ${address} (${where}, storage ${store.kind}, version ${VERSION})\n`,
     );
+    if (opts.ui !== false) process.stdout.write(`dashboard at ${address}/ui/\n`);
     log.info(
       {
         address,

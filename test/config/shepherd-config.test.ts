@@ -71,3 +71,14 @@ test('feature gates: the circuit breaker can be turned off; unknown gates are re
   assert.throws(() => parseFeatureGates({ Bogus: 'true' }), /unknown feature gate "Bogus"/);
   assert.throws(() => parseFeatureGates({ NodeControllerLeaseCircuitBreaker: 'yes' }), /true or false/);
 });
+
+test('--ui serves the dashboard by default; --ui=false turns it off; bare boolean flags mean true', () => {
+  assert.equal(parse([]).ui, true);
+  assert.equal(parse(['--ui=false']).ui, false);
+  assert.equal(parse(['--ui', 'false']).ui, false);
+  assert.equal(parse(['--ui']).ui, true);
+  assert.equal(parse(['--leader-elect']).leaderElect, true);
+  assert.equal(parse(['--leader-elect=false']).leaderElect, false);
+  assert.throws(() => parse(['--ui=no']), /true or false/);
+  assert.match(buildShepherdCommand('0.0.0-test').helpInformation(), /--ui \[bool\]\s+serve the web dashboard/);
+});
