@@ -3,6 +3,7 @@ import { formatTime, type Clock } from '../core/clock.js';
 import { isReason } from '../core/errors.js';
 import { NODE_LEASE_NAMESPACE, type Lease } from '../core/lease.js';
 import type { Logger } from '../core/logger.js';
+import { objectKey } from '../core/object-key.js';
 import type { Random } from '../core/random.js';
 import { Backoff, FailureLog, retryAfterMs } from './backoff.js';
 import { withDeadline } from './deadline.js';
@@ -72,7 +73,7 @@ export class LeaseRenewer {
     this.#failures = new FailureLog(
       deps.log,
       deps.clock,
-      `renewing lease ${NODE_LEASE_NAMESPACE}/${deps.config.nodeName}`,
+      `renewing lease ${objectKey({ namespace: NODE_LEASE_NAMESPACE, name: deps.config.nodeName })}`,
     );
   }
 
@@ -171,10 +172,8 @@ export class LeaseRenewer {
     const started = this.#d.clock.monotonic();
     const draft = newNodeLease(name, this.#d.config.leaseDurationSeconds, this.#d.clock.now());
     const lease = await this.#call(signal, 'lease create', (s) => this.#client.create(draft, { signal: s }));
-    this.#d.log.info(
-      { lease: `${NODE_LEASE_NAMESPACE}/${name}` },
-      `lease ${NODE_LEASE_NAMESPACE}/${name} was missing; created it again`,
-    );
+    const key = objectKey({ namespace: NODE_LEASE_NAMESPACE, name });
+    this.#d.log.info({ lease: key }, `lease ${key} was missing; created it again`);
     this.#succeeded(lease, this.#d.clock.monotonic() - started);
     return { lease, created: true };
   }
@@ -203,7 +202,7 @@ export class LeaseRenewer {
   #checkForeignRenewal(fresh: Lease): void {
     if (this.#twinReported || this.#lastRenewTime === undefined || fresh.spec.renewTime === this.#lastRenewTime) return;
     this.#twinReported = true;
-    const lease = `${NODE_LEASE_NAMESPACE}/${this.#d.config.nodeName}`;
+    const lease = objectKey({ namespace: NODE_LEASE_NAMESPACE, name: this.#d.config.nodeName });
     this.#d.log.error(
       { lease, holder: fresh.spec.holderIdentity },
       `lease ${lease} was renewed by someone else (holder ${fresh.spec.holderIdentity}) since our last renewal: two agents with one node name would hide each other's death; stop the other agent or give one of them another --node-name`,

@@ -11,7 +11,7 @@ export interface InformerOptions<T> {
   clock: Clock;
   log: Logger;
   random?: Random;
-  /** The name, or `namespace/name` for leases. */
+  /** The cache key of an object: `keyOf(resource, obj)` (core/kinds.ts). */
   keyOf: (obj: T) => string;
   labelSelector?: string;
   /** Reconnect backoff; default 1 s → 30 s, doubling, with jitter. */

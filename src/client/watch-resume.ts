@@ -1,6 +1,7 @@
 import { isAbortError, systemClock, type Clock } from '../core/clock.js';
 import { GoneError, ShepherdError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
+import { objectKey } from '../core/object-key.js';
 import { systemRandom, type Random } from '../core/random.js';
 import type { ObjectList, ResourceClient, WatchEvent } from './api-client.js';
 import { ReconnectBackoff } from './backoff.js';
@@ -43,7 +44,7 @@ export function isTransientError(err: unknown): boolean {
 }
 
 export function defaultKeyOf(obj: Versioned): string {
-  return obj.metadata.namespace === undefined ? obj.metadata.name : `${obj.metadata.namespace}/${obj.metadata.name}`;
+  return objectKey(obj.metadata);
 }
 
 /**

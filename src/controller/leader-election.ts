@@ -4,6 +4,7 @@ import { formatTime, isAbortError, type Clock } from '../core/clock.js';
 import { InvalidError, isReason } from '../core/errors.js';
 import { SYSTEM_NAMESPACE, type Lease, type LeaseSpec } from '../core/lease.js';
 import type { Logger } from '../core/logger.js';
+import { objectKey } from '../core/object-key.js';
 import { systemRandom, type Random } from '../core/random.js';
 
 /** client-go leaderelection, with the kube-controller-manager flag defaults (--leader-elect-*). */
@@ -97,7 +98,7 @@ export class LeaderElector {
   }
 
   get leaseRef(): string {
-    return `${this.#namespace}/${this.#name}`;
+    return objectKey({ namespace: this.#namespace, name: this.#name });
   }
 
   /** True when the last lease we saw or wrote names us. */

@@ -1,5 +1,6 @@
 import { isReason } from '../core/errors.js';
-import { leaseKey, NODE_LEASE_NAMESPACE } from '../core/lease.js';
+import { NODE_LEASE_NAMESPACE } from '../core/lease.js';
+import { objectKey } from '../core/object-key.js';
 import { NodeInputSchema } from '../core/node-schema.js';
 import type { Node, NodeInput } from '../core/node.js';
 import {
@@ -77,7 +78,7 @@ export class NodeRegistry {
   async delete(name: string, options?: DeleteOptions): Promise<Node> {
     const last = await deleteObject(this.#ctx, 'nodes', name, options);
     try {
-      await this.#ctx.store.delete('leases', leaseKey(NODE_LEASE_NAMESPACE, name));
+      await this.#ctx.store.delete('leases', objectKey({ namespace: NODE_LEASE_NAMESPACE, name }));
     } catch (err) {
       if (!isReason(err, 'NotFound')) throw err;
     }

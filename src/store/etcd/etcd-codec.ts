@@ -55,11 +55,6 @@ export function decodeKv<T extends AnyObject>(kv: IKeyValue): T {
   return decodeObject<T>(kv.value, kv.mod_revision);
 }
 
-/** The user-facing name in a NotFound: a lease key is `namespace/name`. */
-export function nameOfKey(resource: Resource, key: string): string {
-  return resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key;
-}
-
 /**
  * Turns an etcd3 client failure into the store's errors: anything transport-shaped (unreachable, deadline,
  * circuit open, client closed) is ServiceUnavailable so the API answers 503 and clients retry.

@@ -3,16 +3,9 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { AlreadyExistsError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js';
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { splitObjectKey } from '../../core/object-key.js';
 import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
-import {
-  decodeKv,
-  decodeObject,
-  encodeObject,
-  EtcdKeys,
-  nameOfKey,
-  prefixRangeEnd,
-  storageError,
-} from './etcd-codec.js';
+import { decodeKv, decodeObject, encodeObject, EtcdKeys, prefixRangeEnd, storageError } from './etcd-codec.js';
 import { runCompactor } from './etcd-compactor.js';
 import { etcdWatch } from './etcd-watch.js';
 
@@ -97,7 +90,7 @@ export class EtcdStore implements Store {
   async get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]> {
     const res = await this.#call(() => this.#client.kv.range({ key: this.#keys.object(resource, key) }));
     const kv = res.kvs[0];
-    if (!kv) throw new NotFoundError(resource, nameOfKey(resource, key));
+    if (!kv) throw new NotFoundError(resource, splitObjectKey(key).name);
     return decodeKv<ResourceTypes[R]>(kv);
   }
 
@@ -166,9 +159,9 @@ export class EtcdStore implements Store {
       [{ request_delete_range: { key: k, prev_kv: true } }],
       [{ request_range: { key: k, keys_only: true } }],
     );
-    if (!res.succeeded) throw this.#casFailure(resource, nameOfKey(resource, key), res);
+    if (!res.succeeded) throw this.#casFailure(resource, splitObjectKey(key).name, res);
     const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
-    if (!prev) throw new NotFoundError(resource, nameOfKey(resource, key));
+    if (!prev) throw new NotFoundError(resource, splitObjectKey(key).name);
     // The last state, stamped with the deletion's revision (what a watcher sees in the DELETED event).
     return decodeObject<ResourceTypes[R]>(prev.value, res.header.revision);
   }

@@ -3,6 +3,7 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { InternalError, NotFoundError, ServiceUnavailableError, ShepherdError } from '../../core/errors.js';
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { splitObjectKey } from '../../core/object-key.js';
 import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
 import { rememberJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
@@ -116,8 +117,7 @@ export class SqliteStore implements Store {
     let json = this.#recent.get(resource, key);
     if (json === undefined) {
       const row = this.#read(() => this.#stmts.getObject.get(resource, key));
-      if (row === undefined)
-        throw new NotFoundError(resource, resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key);
+      if (row === undefined) throw new NotFoundError(resource, splitObjectKey(key).name);
       json = row.value;
       this.#recent.set(resource, key, json);
     }
