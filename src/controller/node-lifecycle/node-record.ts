@@ -1,6 +1,6 @@
 import type { Lease } from '../../core/lease.js';
 import { EXCLUDE_DISRUPTION_LABEL, readyCondition, zoneKeyOf, type Node, type NodeCondition } from '../../core/node.js';
-import { observeNode, wouldMarkChange, type HealthTimings, type NodeHealth } from './node-health.js';
+import { observedHeartbeat, observeNode, wouldMarkChange, type HealthTimings, type NodeHealth } from './node-health.js';
 
 /**
  * Everything the controller keeps about one node it knows (upstream's `knownNodeSet` entry plus its
@@ -117,11 +117,10 @@ export function judgeStaged(
       rec.passKind = 'none';
       probe = prev.probeTimestamp;
     } else {
-      // observeLease without the new object: any renewTime inequality is a renewal (DECISIONS 1).
+      // The same node, so the same Ready: only the lease can carry a heartbeat (the renewal rule, DECISIONS 1).
       rec.passKind = 'lease';
       rec.passLease = lease;
-      probe = rec.passProbe =
-        prev.lease === undefined || prev.lease.spec.renewTime !== lease.spec.renewTime ? now : prev.probeTimestamp;
+      probe = rec.passProbe = observedHeartbeat(ready, ready, prev.lease, lease) ? now : prev.probeTimestamp;
     }
   } else {
     const health = (rec.passHealth = observeNode(prev, node, lease, now, timings).health);
