@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { NodeCondition } from '../../src/core/node.js';
 import { defaultNodeLifecycleConfig } from '../../src/controller/node-lifecycle/config.js';
 import { ZoneBook } from '../../src/controller/node-lifecycle/disruption.js';
+import { ZoneQueues } from '../../src/controller/node-lifecycle/zone-queues.js';
 import { EXCLUDE_DISRUPTION_LABEL } from '../../src/core/node.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { harness } from './node-lifecycle-harness.js';
@@ -15,9 +16,10 @@ const zone = (ready: number, notReady: number): Array<NodeCondition | undefined>
   ...Array<NodeCondition>(notReady).fill(U),
 ];
 
-function book(): { zb: ZoneBook; clock: FakeClock } {
+function book(): { zb: ZoneBook; queues: ZoneQueues; clock: FakeClock } {
   const clock = new FakeClock();
-  return { zb: new ZoneBook(defaultNodeLifecycleConfig, clock), clock };
+  const queues = new ZoneQueues(defaultNodeLifecycleConfig, clock);
+  return { zb: new ZoneBook(defaultNodeLifecycleConfig, queues), queues, clock };
 }
 
 describe('zone table (spec §2.9) and rates', () => {
@@ -34,10 +36,10 @@ describe('zone table (spec §2.9) and rates', () => {
   ];
   for (const [ready, notReady, state, rate] of table) {
     it(`${ready} ready / ${notReady} not ready → ${state} at ${rate}/s`, () => {
-      const { zb } = book();
-      zb.queueFor('a');
+      const { zb, queues } = book();
+      queues.queueFor('a');
       // A second, healthy zone keeps a lone Full zone out of master-disruption mode.
-      zb.queueFor('b');
+      queues.queueFor('b');
       const out = zb.handleDisruption(
         new Map([
           ['a', zone(ready, notReady)],
@@ -45,7 +47,7 @@ describe('zone table (spec §2.9) and rates', () => {
         ]),
       );
       assert.equal(zb.state('a'), state);
-      assert.equal(zb.rate('a'), rate);
+      assert.equal(queues.rate('a'), rate);
       assert.equal(out.transition, 'none');
     });
   }
@@ -64,9 +66,9 @@ describe('zone table (spec §2.9) and rates', () => {
 
 describe('master-disruption mode', () => {
   it('enters when every zone is Full (rates 0) and leaves as soon as one is not, with drained limiters', async () => {
-    const { zb, clock } = book();
-    zb.queueFor('a');
-    zb.queueFor('b');
+    const { zb, queues, clock } = book();
+    queues.queueFor('a');
+    queues.queueFor('b');
     zb.handleDisruption(
       new Map([
         ['a', zone(3, 0)],
@@ -81,7 +83,7 @@ describe('master-disruption mode', () => {
     );
     assert.equal(enter.transition, 'enter');
     assert.equal(zb.inMasterDisruption(), true);
-    assert.deepEqual([zb.rate('a'), zb.rate('b')], [0, 0]);
+    assert.deepEqual([queues.rate('a'), queues.rate('b')], [0, 0]);
     assert.equal(
       zb.handleDisruption(
         new Map([
@@ -100,14 +102,14 @@ describe('master-disruption mode', () => {
     );
     assert.equal(exit.transition, 'exit');
     assert.deepEqual([zb.state('a'), zb.state('b')], ['Normal', 'FullDisruption']);
-    assert.deepEqual([zb.rate('a'), zb.rate('b')], [0.1, 0.1]);
-    zb.ensurePending('b', 'n1', 'u1');
+    assert.deepEqual([queues.rate('a'), queues.rate('b')], [0.1, 0.1]);
+    queues.ensurePending('b', 'n1', 'u1');
     let tainted = 0;
     const fn = async (): Promise<{ done: true }> => {
       tainted++;
       return { done: true };
     };
-    const [, qb] = zb.queues().find(([z]) => z === 'b') ?? [];
+    const [, qb] = queues.sorted().find(([z]) => z === 'b') ?? [];
     await qb?.queue.try(fn);
     assert.equal(tainted, 0, 'drained: no token right after the exit');
     await clock.advance(10_000);
@@ -116,12 +118,12 @@ describe('master-disruption mode', () => {
   });
 
   it('a zone first seen while in the mode ends it when it is not Full (Q8 fixed)', () => {
-    const { zb } = book();
-    zb.queueFor('a');
+    const { zb, queues } = book();
+    queues.queueFor('a');
     zb.handleDisruption(new Map([['a', zone(0, 3)]]));
     assert.equal(zb.inMasterDisruption(), true);
-    zb.queueFor('new');
-    assert.equal(zb.rate('new'), 0, 'a queue created in the mode does not taint');
+    queues.queueFor('new');
+    assert.equal(queues.rate('new'), 0, 'a queue created in the mode does not taint');
     const out = zb.handleDisruption(
       new Map([
         ['a', zone(0, 3)],
@@ -134,10 +136,10 @@ describe('master-disruption mode', () => {
   });
 
   it('a zone first seen Full while in the mode stays at rate 0', () => {
-    const { zb } = book();
-    zb.queueFor('a');
+    const { zb, queues } = book();
+    queues.queueFor('a');
     zb.handleDisruption(new Map([['a', zone(0, 3)]]));
-    zb.queueFor('b');
+    queues.queueFor('b');
     const out = zb.handleDisruption(
       new Map([
         ['a', zone(0, 3)],
@@ -146,12 +148,12 @@ describe('master-disruption mode', () => {
     );
     assert.equal(out.transition, 'none');
     assert.equal(zb.state('b'), 'FullDisruption');
-    assert.equal(zb.rate('b'), 0);
+    assert.equal(queues.rate('b'), 0);
   });
 
   it('zones without counted nodes are removed in sorted order; their queues stay while nodes live there', () => {
-    const { zb } = book();
-    for (const z of ['c', 'a', 'b']) zb.queueFor(z);
+    const { zb, queues } = book();
+    for (const z of ['c', 'a', 'b']) queues.queueFor(z);
     zb.handleDisruption(
       new Map([
         ['a', zone(1, 0)],
@@ -166,12 +168,12 @@ describe('master-disruption mode', () => {
       ['b'],
     );
     assert.deepEqual(
-      zb.queues().map(([z]) => z),
+      queues.sorted().map(([z]) => z),
       ['a', 'b', 'c'],
     );
-    zb.retainQueues(new Set(['b']));
+    queues.retain(new Set(['b']));
     assert.deepEqual(
-      zb.queues().map(([z]) => z),
+      queues.sorted().map(([z]) => z),
       ['b'],
     );
   });

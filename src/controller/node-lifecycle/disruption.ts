@@ -1,18 +1,8 @@
-import type { Clock } from '../../core/clock.js';
 import type { NodeCondition } from '../../core/node.js';
+import type { ZoneStatus } from '../../core/zone.js';
 import type { NodeLifecycleConfig } from './config.js';
-import { RateLimitedTimedQueue } from './rate-limited-queue.js';
-import { newRateLimiter, neverRateLimiter } from './token-bucket.js';
+import type { ZoneQueues } from './zone-queues.js';
 import { zoneStateOf, type ZoneState } from './zone-state.js';
-
-/** `EvictionRateLimiterBurst`. */
-const BURST = 1;
-
-/** A zone's NoExecute queue plus the names the tainter finished (in the queue's set, no longer in its heap). */
-export interface ZoneQueue {
-  queue: RateLimitedTimedQueue;
-  done: Set<string>;
-}
 
 export interface ZoneCount {
   zone: string;
@@ -25,6 +15,18 @@ export interface ZoneCount {
 export interface ZoneTally {
   ready: number;
   notReady: number;
+}
+
+/** One zone as the controller's snapshot shows it. */
+export interface ZoneSnapshot {
+  zone: string;
+  state: ZoneState;
+  evictionRate: number;
+  nodes: number;
+  notReady: number;
+  /** The first names waiting for a NoExecute taint, in order; `queueLength`: all of them. */
+  queued: string[];
+  queueLength: number;
 }
 
 export interface ZoneChange {
@@ -53,86 +55,39 @@ type Rates = Pick<
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Zone bookkeeping of `handleDisruption` (spec §2.9) with DECISIONS 6, 7 and Q5/Q8 fixed:
+ * Zone states of `handleDisruption` (spec §2.9) with DECISIONS 6, 7 and Q5/Q8 fixed:
  * - zone states exist for zones with counted nodes; iteration is always sorted;
- * - queues are kept apart from states: a zone whose nodes are all excluded or skipped keeps its queue and
- *   limiter (upstream replaced both, Q5); a queue goes only when no node lives in its zone;
+ * - the zones' NoExecute queues are kept apart (ZoneQueues): this book only sets their limiters;
  * - master-disruption mode is an explicit flag: entered when every counted zone is Full, left as soon as any
  *   counted zone (a new one included) is not (Q8).
  */
 export class ZoneBook {
   readonly #config: Rates;
-  readonly #clock: Clock;
+  readonly #queues: ZoneQueues;
   readonly #states = new Map<string, ZoneState>();
-  readonly #queues = new Map<string, ZoneQueue>();
   #master = false;
 
-  constructor(config: Rates, clock: Clock) {
+  constructor(config: Rates, queues: ZoneQueues) {
     this.#config = config;
-    this.#clock = clock;
+    this.#queues = queues;
   }
 
   inMasterDisruption(): boolean {
     return this.#master;
   }
 
-  /** `addPodEvictorForNewZone`: a zone's queue, created at the normal rate with a full bucket (0 in master mode). */
-  queueFor(zone: string): ZoneQueue {
-    let zq = this.#queues.get(zone);
-    if (!zq) {
-      const limiter = this.#master
-        ? neverRateLimiter
-        : newRateLimiter(this.#config.nodeEvictionRate, BURST, this.#clock);
-      zq = { queue: new RateLimitedTimedQueue(limiter, this.#clock), done: new Set() };
-      this.#queues.set(zone, zq);
-    }
-    return zq;
-  }
-
-  /** Drops the queues of zones where no node lives any more. */
-  retainQueues(zonesWithNodes: ReadonlySet<string>): void {
-    for (const zone of [...this.#queues.keys()]) if (!zonesWithNodes.has(zone)) this.#queues.delete(zone);
-  }
-
-  /** Sorted [zone, queue] pairs, for the tainter. */
-  queues(): Array<[string, ZoneQueue]> {
-    return [...this.#queues.entries()].sort(([a], [b]) => byName(a, b));
-  }
-
   state(zone: string): ZoneState | undefined {
     return this.#states.get(zone);
   }
 
-  rate(zone: string): number {
-    return this.#queues.get(zone)?.queue.limiterQps() ?? 0;
-  }
-
-  /** Waiting in the heap (added, not yet finished by the tainter). */
-  isPending(zone: string, name: string): boolean {
-    const zq = this.#queues.get(zone);
-    return zq !== undefined && zq.queue.has(name) && !zq.done.has(name);
-  }
-
-  /** `markNodeForTainting`: queue the node unless it is already waiting (keeping its place in line). */
-  ensurePending(zone: string, name: string, uid: string): void {
-    if (this.isPending(zone, name)) return;
-    const zq = this.queueFor(zone);
-    zq.queue.remove(name);
-    zq.done.delete(name);
-    zq.queue.add(name, uid);
-  }
-
-  /** `Remove` from the zone queue (node healthy again, taint lifted, or node gone). */
-  forget(zone: string, name: string): void {
-    const zq = this.#queues.get(zone);
-    if (!zq) return;
-    zq.queue.remove(name);
-    zq.done.delete(name);
-  }
-
-  /** The tainter finished the node: it left the heap and stays in the set. */
-  markDone(zone: string, name: string): void {
-    this.#queues.get(zone)?.done.add(name);
+  /** What the Zone object of a zone counted in the last pass shows. */
+  status(c: ZoneCount): ZoneStatus {
+    return {
+      state: this.state(c.zone) ?? 'Initial',
+      nodes: c.nodes,
+      notReady: c.notReady,
+      evictionRate: this.#queues.rate(c.zone),
+    };
   }
 
   /** `ReducedQPSFunc` / `HealthyQPSFunc` by state (`setLimiterInZone`). */
@@ -179,34 +134,27 @@ export class ZoneBook {
     if (!this.#master && allFull) {
       transition = 'enter';
       this.#master = true;
-      // markNodeAsReachable for every node: all leave the queues; the taint phase of this pass lifts their
-      // NoExecute taints and queues the unhealthy ones again, in name order, behind a limiter of 0.
-      for (const [, zq] of this.queues()) {
-        zq.queue.swapLimiter(0);
-        zq.queue.clear();
-        zq.done.clear();
-      }
+      // The taint phase of this pass lifts every NoExecute taint and queues the unhealthy nodes again.
+      this.#queues.halt();
       for (const c of counts) this.#setState(c.zone, 'FullDisruption', 0, changes);
     } else if (this.#master && counts.length > 0 && !allFull) {
       transition = 'exit';
       this.#master = false;
-      // Limiters come back from "never", so each new bucket starts drained (the SwapLimiter rule).
+      const rates = new Map<string, number>();
       for (const c of counts) {
         const rate = this.rateForState(c.state, c.nodes);
-        this.queueFor(c.zone).queue.swapLimiter(rate);
+        rates.set(c.zone, rate);
         this.#setState(c.zone, c.state, rate, changes);
       }
-      for (const [zone, zq] of this.queues())
-        if (!readyByZone.has(zone)) zq.queue.swapLimiter(this.#config.nodeEvictionRate);
+      this.#queues.resume(rates);
     } else if (this.#master) {
-      // Still every zone down: a zone first seen now must not taint either.
-      for (const [, zq] of this.queues()) zq.queue.swapLimiter(0);
+      // Still every zone down: a zone first seen now stays at 0 too (halted queues never accept).
       for (const c of counts) this.#setState(c.zone, 'FullDisruption', 0, changes);
     } else {
       for (const c of counts) {
         if (this.#states.get(c.zone) === c.state) continue;
         const rate = this.rateForState(c.state, c.nodes);
-        this.queueFor(c.zone).queue.swapLimiter(rate);
+        this.#queues.swapLimiter(c.zone, rate);
         this.#setState(c.zone, c.state, rate, changes);
       }
     }
@@ -216,6 +164,19 @@ export class ZoneBook {
   /** Sorted [zone, state]. */
   states(): Array<[string, ZoneState]> {
     return [...this.#states.entries()].sort(([a], [b]) => byName(a, b));
+  }
+
+  /** Every zone with a state, in order, with its sizes from `counts` and at most `queued` names of its queue. */
+  snapshot(counts: readonly ZoneCount[], queued: number): ZoneSnapshot[] {
+    const byZone = new Map(counts.map((c) => [c.zone, c]));
+    return this.states().map(([zone, state]) => ({
+      zone,
+      state,
+      evictionRate: this.#queues.rate(zone),
+      nodes: byZone.get(zone)?.nodes ?? 0,
+      notReady: byZone.get(zone)?.notReady ?? 0,
+      ...this.#queues.waiting(zone, queued),
+    }));
   }
 
   #setState(zone: string, to: ZoneState, rate: number, changes: ZoneChange[]): void {

@@ -49,6 +49,12 @@ export class KnownNodes {
     return this.#records.values();
   }
 
+  /** A fresh grace for every node with a health record (none is created): probe and transition = `now`. */
+  freshGrace(now: number): void {
+    for (const rec of this.#records.values())
+      if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
+  }
+
   /**
    * Judges every listed node from the caches (`judgeStaged`), staging results on the records; returns the
    * records in list order (new ones not yet known) and the indexes of the nodes a mark would change.

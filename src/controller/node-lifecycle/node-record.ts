@@ -24,7 +24,7 @@ export interface NodeRecord {
   labelsRv: string;
   /** Ready status after the last judged pass ('None' without a Ready condition); undefined before the first. */
   ready: string | undefined;
-  /** The lease `announceLeaseProblems` last saw, and its duration: its verdict only depends on the duration. */
+  /** The lease LeaseWarnings last checked, and its duration: its verdict only depends on the duration. */
   leaseChecked: Lease | undefined;
   leaseCheckedDuration: number | undefined;
   /** `nodeHealthMap` entry; undefined until the first committed judgement. Mutated only by commits. */
