@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.js';
-import { BadRequestError, ServiceUnavailableError } from '../core/errors.js';
+import { BadRequestError, shuttingDownError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import { Registry } from '../registry/registry.js';
@@ -98,12 +98,7 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (closing && request.url.startsWith('/api/')) {
-      return sendStatusError(
-        reply,
-        new ServiceUnavailableError('the server is shutting down: retry against another server', {
-          retryAfterSeconds: 1,
-        }),
-      );
+      return sendStatusError(reply, shuttingDownError());
     }
     return undefined;
   });

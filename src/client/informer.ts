@@ -2,7 +2,7 @@ import { abortError, isAbortError, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
 import type { ObjectList, ResourceClient, WatchEvent } from './api-client.js';
-import { ReconnectBackoff } from './backoff.js';
+import { ReconnectBackoff, type BackoffPolicy } from './backoff.js';
 import type { ObjectCache } from './object-cache.js';
 import { watchWithResume } from './watch-resume.js';
 
@@ -15,7 +15,7 @@ export interface InformerOptions<T> {
   keyOf: (obj: T) => string;
   labelSelector?: string;
   /** Reconnect backoff; default 1 s → 30 s, doubling, with jitter. */
-  backoff?: { initialMs?: number; maxMs?: number };
+  backoff?: Partial<BackoffPolicy>;
   /** For logs. */
   name?: string;
 }
@@ -135,11 +135,7 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
     };
   }
 
-  async #listAndWatch(
-    signal: AbortSignal,
-    policy: { initialMs: number; maxMs: number },
-    random: Random,
-  ): Promise<void> {
+  async #listAndWatch(signal: AbortSignal, policy: BackoffPolicy, random: Random): Promise<void> {
     const { client, labelSelector } = this.#o;
     const selector = labelSelector === undefined ? {} : { labelSelector };
     const list = await client.list({ ...selector, signal });

@@ -19,6 +19,10 @@ export function abortError(signal?: AbortSignal): Error {
   return err;
 }
 
+/**
+ * An abort (AbortSignal.abort, or AbortSignal.timeout's TimeoutError). Node throws these as DOMExceptions whose
+ * `name` is the only thing that tells them apart, so here, and only here, the name is what we branch on.
+ */
 export function isAbortError(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
 }

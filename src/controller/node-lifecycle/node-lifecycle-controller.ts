@@ -7,7 +7,7 @@ import type { Logger } from '../../core/logger.js';
 import type { Node } from '../../core/node.js';
 import type { Random } from '../../core/random.js';
 import type { NodeLifecycleConfig } from './config.js';
-import { ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
+import { ConsistencyError, ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
 import { ZoneBook, type DisruptionOutcome, type ZoneSnapshot } from './disruption.js';
 import { EventRecorder } from './events.js';
 import { NodeLifecycleMetrics } from './metrics.js';
@@ -296,7 +296,7 @@ export class NodeLifecycleController {
       { node: sc.node, err: sc.error },
       'Update health of Node from Controller error, Skipping - no pods will be evicted',
     );
-    this.#breaker.hold(sc.error, sc.error.name !== 'ConsistencyError');
+    this.#breaker.hold(sc.error, !(sc.error instanceof ConsistencyError));
     if (sc.stale)
       announceStaleLeaseCache(this.#events, { name: sc.node, uid: this.#nodes.get(sc.node)?.uid }, sc.stale);
     await this.#zoneObjects.reportHolding(`holding: ${sc.error.message}`.slice(0, 1000));

@@ -66,6 +66,7 @@ export function storageError(err: unknown, endpoints: readonly string[]): Error 
     err instanceof GRPCUnavailableError ||
     err instanceof GRPCDeadlineExceededError ||
     err instanceof GRPCCancelledError ||
+    // cockatiel's BrokenCircuitError (etcd3's circuit breaker) is neither exported by etcd3 nor our dependency.
     (err instanceof Error && (isRecoverableError(err) || err.name === 'BrokenCircuitError'));
   if (transport) {
     return new ServiceUnavailableError(

@@ -1,6 +1,6 @@
 import { Etcd3, type IRequestOp, type ITxnResponse } from 'etcd3';
 import { systemClock, type Clock } from '../../core/clock.js';
-import { AlreadyExistsError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js';
+import { AlreadyExistsError, ConflictError, NotFoundError, storeClosedError } from '../../core/errors.js';
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
@@ -245,7 +245,7 @@ export class EtcdStore implements Store {
 
   /** Runs one etcd call, mapping transport failures to ServiceUnavailable; close() waits for it. */
   #call<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(closedError());
+    if (this.#closed) return Promise.reject(storeClosedError());
     const p = fn().catch((err: unknown) => {
       throw storageError(err, this.endpoints);
     });
@@ -256,14 +256,10 @@ export class EtcdStore implements Store {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw closedError();
+    if (this.#closed) throw storeClosedError();
   }
 }
 
 function withRevision<T extends AnyObject>(obj: T, revision: string): T {
   return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
-}
-
-function closedError(): ServiceUnavailableError {
-  return new ServiceUnavailableError('storage is unavailable: the store is closed (the server is shutting down)');
 }

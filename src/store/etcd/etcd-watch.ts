@@ -1,6 +1,6 @@
 import type { IDuplexStream, IEvent, IWatchRequest, IWatchResponse, WatchClient } from 'etcd3';
 import type { Clock } from '../../core/clock.js';
-import { BadRequestError, GoneError, ServiceUnavailableError } from '../../core/errors.js';
+import { invalidResourceVersionError, ServiceUnavailableError, tooOldResourceVersionError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
 import type { StoreEvent, WatchOptions } from '../store.js';
 import { decodeKv, decodeObject, prefixRangeEnd, storageError, type EtcdKeys } from './etcd-codec.js';
@@ -55,10 +55,6 @@ class Inbox {
   }
 }
 
-function gone(from: number, oldest: number): GoneError {
-  return new GoneError(`too old resource version: ${from} (oldest ${oldest})`);
-}
-
 function toStoreEvent(ev: IEvent): StoreEvent<AnyObject> {
   const revision = Number(ev.kv.mod_revision);
   if (ev.type === 'Delete') {
@@ -84,12 +80,10 @@ export async function* etcdWatch(
   from: number,
   options: WatchOptions = {},
 ): AsyncGenerator<StoreEvent<AnyObject>> {
-  if (!Number.isSafeInteger(from) || from < 0) {
-    throw new BadRequestError(`invalid resource version ${String(from)}: use a non-negative integer`);
-  }
+  if (!Number.isSafeInteger(from) || from < 0) throw invalidResourceVersionError(from);
   const { signal } = options;
   if (signal?.aborted) return;
-  if (from < src.compactedRevision()) throw gone(from, src.compactedRevision());
+  if (from < src.compactedRevision()) throw tooOldResourceVersionError(from, src.compactedRevision());
   const inbox = new Inbox();
   const onAbort = (): void => inbox.stop();
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -191,7 +185,7 @@ function cancelled(src: EtcdWatchSource, resource: Resource, last: number, res: 
   const compacted = Number(res.compact_revision);
   if (compacted > 0) {
     src.noteCompacted(compacted);
-    return gone(last, compacted);
+    return tooOldResourceVersionError(last, compacted);
   }
   return new ServiceUnavailableError(
     `etcd cancelled the watch of ${resource} (${res.cancel_reason || 'no reason given'}): watch again from resource version ${last}`,

@@ -1,6 +1,12 @@
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../core/clock.js';
-import { InternalError, NotFoundError, ServiceUnavailableError, ShepherdError } from '../../core/errors.js';
+import {
+  InternalError,
+  NotFoundError,
+  ServiceUnavailableError,
+  ShepherdError,
+  storeClosedError,
+} from '../../core/errors.js';
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
@@ -245,7 +251,7 @@ export class SqliteStore implements Store {
   }
 
   #enqueue(op: WriteOp): Promise<AnyObject> {
-    if (this.#closed) return Promise.reject(closedError());
+    if (this.#closed) return Promise.reject(storeClosedError());
     return new Promise<AnyObject>((resolve, reject) => {
       this.#queue.push({ ...op, resolve, reject });
       this.#scheduled ??= setImmediate(() => this.#commit());
@@ -317,7 +323,7 @@ export class SqliteStore implements Store {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw closedError();
+    if (this.#closed) throw storeClosedError();
   }
 
   async #runCompaction(intervalMs: number): Promise<void> {
@@ -362,10 +368,6 @@ async function parseRows<T>(values: string[]): Promise<T[]> {
 function encoded(change: ChangeEntry): ChangeEntry {
   rememberJson(change.object, change.json);
   return change;
-}
-
-function closedError(): ServiceUnavailableError {
-  return new ServiceUnavailableError('storage is unavailable: the store is closed (the server is shutting down)');
 }
 
 function storageError(err: unknown): Error {
