@@ -92,7 +92,7 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
 
   const registry = deps.registry ?? new Registry({ store: deps.store, clock: deps.clock, random: deps.random, log });
   const metrics = deps.metrics ?? new ApiMetrics();
-  const watches = new WatchStreams({ clock: deps.clock, metrics });
+  const watches = new WatchStreams({ clock: deps.clock, metrics, store: registry.store });
   const state: HealthState = { notReady: false };
   let closing = false;
 

@@ -1,8 +1,8 @@
 import type { AnyObject, Resource, ResourceTypes } from '../core/kinds.js';
 
 /**
- * The storage primitives shepherd needs, shaped like etcd's so every backend (SQLite now, etcd later) can
- * give the same guarantees: one global revision counter over all kinds; an object's resourceVersion is the
+ * The storage primitives shepherd needs, shaped like etcd's so every backend (SQLite, etcd) gives the same
+ * guarantees: one global revision counter over all kinds; an object's resourceVersion is the
  * revision of its last write (etcd mod_revision); a list carries the store revision it was read at (etcd
  * header revision); updates are compare-and-swap on resourceVersion; watch replays every change after a
  * revision in order, or fails with GoneError once that history is compacted.
@@ -43,6 +43,12 @@ export interface Store {
     fromRevision: number,
     options?: WatchOptions,
   ): AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+  /**
+   * `JSON.stringify(obj)` for an object this store handed out (from get, list, create, update, delete or a
+   * watch event) and undefined for any other object, so the API can send the text the store already built
+   * (both backends build it at most once per object). The object must not have been changed since.
+   */
+  encodedJson(obj: object): string | undefined;
   /** The newest revision the store has committed. */
   currentRevision(): Promise<number>;
   /** Oldest revision a watch can resume from (watch(from) needs from >= compactedRevision). */

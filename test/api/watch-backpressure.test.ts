@@ -10,7 +10,11 @@ import { FakeClock } from '../support/fake-clock.js';
 describe('watch stream backpressure', () => {
   it('stops pulling from the event source while the client does not read', async () => {
     const app = Fastify({ logger: false });
-    const watches = new WatchStreams({ clock: new FakeClock(), metrics: new ApiMetrics({ defaultMetrics: false }) });
+    const watches = new WatchStreams({
+      clock: new FakeClock(),
+      metrics: new ApiMetrics({ defaultMetrics: false }),
+      store: { encodedJson: () => undefined },
+    });
     app.addHook('preClose', async () => watches.endAll());
     let pulled = 0;
     const padding = 'x'.repeat(4096);

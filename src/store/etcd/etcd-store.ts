@@ -4,6 +4,7 @@ import { AlreadyExistsError, ConflictError, NotFoundError, storeClosedError } fr
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
+import { EncodedJson } from '../encoded-json.js';
 import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
 import { decodeKv, decodeObject, encodeObject, EtcdKeys, prefixRangeEnd, storageError } from './etcd-codec.js';
 import { runCompactor } from './etcd-compactor.js';
@@ -55,6 +56,8 @@ export class EtcdStore implements Store {
   readonly #options: EtcdStoreOptions;
   readonly #inflight = new Set<Promise<unknown>>();
   readonly #watchStoppers = new Set<() => void>();
+  /** Filled lazily: an etcd value lacks the resourceVersion, so its bytes are never the object's JSON. */
+  readonly #encoded = new EncodedJson();
   readonly #stopCompaction = new AbortController();
   #compactionLoop: Promise<void> = Promise.resolve();
   #compacted = 0;
@@ -91,7 +94,7 @@ export class EtcdStore implements Store {
     const res = await this.#call(() => this.#client.kv.range({ key: this.#keys.object(resource, key) }));
     const kv = res.kvs[0];
     if (!kv) throw new NotFoundError(resource, splitObjectKey(key).name);
-    return decodeKv<ResourceTypes[R]>(kv);
+    return this.#handOut(decodeKv<ResourceTypes[R]>(kv));
   }
 
   async list<R extends Resource>(
@@ -101,7 +104,8 @@ export class EtcdStore implements Store {
     const start = Buffer.from(this.#keys.kind(resource) + (options.prefix ?? ''));
     // One range read: its items and its header revision come from the same snapshot. etcd sorts by key.
     const res = await this.#call(() => this.#client.kv.range({ key: start, range_end: prefixRangeEnd(start) }));
-    return { items: res.kvs.map((kv) => decodeKv<ResourceTypes[R]>(kv)), revision: Number(res.header.revision) };
+    const items = res.kvs.map((kv) => this.#handOut(decodeKv<ResourceTypes[R]>(kv)));
+    return { items, revision: Number(res.header.revision) };
   }
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
@@ -112,7 +116,7 @@ export class EtcdStore implements Store {
       [],
     );
     if (!res.succeeded) throw new AlreadyExistsError(resource, obj.metadata.name);
-    return withRevision(obj, res.header.revision);
+    return this.#handOut(withRevision(obj, res.header.revision));
   }
 
   async update<R extends Resource>(
@@ -132,7 +136,7 @@ export class EtcdStore implements Store {
       [{ request_range: { key, keys_only: true } }],
     );
     if (!res.succeeded) throw this.#casFailure(resource, obj.metadata.name, res);
-    return withRevision(obj, res.header.revision);
+    return this.#handOut(withRevision(obj, res.header.revision));
   }
 
   async delete<R extends Resource>(
@@ -163,7 +167,7 @@ export class EtcdStore implements Store {
     const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
     if (!prev) throw new NotFoundError(resource, splitObjectKey(key).name);
     // The last state, stamped with the deletion's revision (what a watcher sees in the DELETED event).
-    return decodeObject<ResourceTypes[R]>(prev.value, res.header.revision);
+    return this.#handOut(decodeObject<ResourceTypes[R]>(prev.value, res.header.revision));
   }
 
   watch<R extends Resource>(
@@ -185,8 +189,13 @@ export class EtcdStore implements Store {
         this.#watchStoppers.add(stop);
         return () => this.#watchStoppers.delete(stop);
       },
+      handOut: (obj: AnyObject) => this.#handOut(obj),
     };
     return etcdWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+  }
+
+  encodedJson(obj: object): string | undefined {
+    return this.#encoded.get(obj);
   }
 
   async currentRevision(): Promise<number> {
@@ -228,6 +237,12 @@ export class EtcdStore implements Store {
     this.#stopCompaction.abort();
     await Promise.allSettled([...this.#inflight, this.#compactionLoop]);
     this.#client.close();
+  }
+
+  /** Every object this store returns or streams passes here, so `encodedJson` knows it. */
+  #handOut<T extends AnyObject>(obj: T): T {
+    this.#encoded.recordLazily(obj);
+    return obj;
   }
 
   #casFailure(resource: Resource, name: string, res: ITxnResponse): Error {

@@ -16,6 +16,8 @@ export interface EtcdWatchSource {
   noteCompacted(revision: number): void;
   /** Registers a stopper that store.close() calls; returns the unregister function. */
   track(stop: () => void): () => void;
+  /** Every object a watch yields passes here (the store's encodedJson). */
+  handOut(obj: AnyObject): AnyObject;
 }
 
 type Delivery = { res: IWatchResponse } | { err: Error };
@@ -55,14 +57,14 @@ class Inbox {
   }
 }
 
-function toStoreEvent(ev: IEvent): StoreEvent<AnyObject> {
+function toStoreEvent(src: EtcdWatchSource, ev: IEvent): StoreEvent<AnyObject> {
   const revision = Number(ev.kv.mod_revision);
   if (ev.type === 'Delete') {
     // A delete's kv carries no value: the last state comes from prev_kv, stamped with the deletion revision.
-    return { type: 'DELETED', object: decodeObject(ev.prev_kv.value, revision), revision };
+    return { type: 'DELETED', object: src.handOut(decodeObject(ev.prev_kv.value, revision)), revision };
   }
   const type = ev.kv.create_revision === ev.kv.mod_revision ? 'ADDED' : 'MODIFIED';
-  return { type, object: decodeKv(ev.kv), revision };
+  return { type, object: src.handOut(decodeKv(ev.kv)), revision };
 }
 
 /**
@@ -145,7 +147,7 @@ async function* deliver(
       if (res.created) continue;
       if (res.events.length > 0) {
         for (const ev of res.events) {
-          const e = toStoreEvent(ev);
+          const e = toStoreEvent(src, ev);
           yield e;
           last = e.revision;
         }

@@ -11,7 +11,7 @@ import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
-import { rememberJson } from '../encoded-json.js';
+import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
 import { RecentObjects } from './recent-objects.js';
@@ -74,6 +74,7 @@ export class SqliteStore implements Store {
   readonly #retentionMs: number;
   readonly #onCommit: SqliteStoreOptions['onCommit'];
   readonly #hub = new WatchHub<ChangeEntry>();
+  readonly #encoded = new EncodedJson();
   readonly #watchQueueCapacity: number;
   readonly #stopCompaction = new AbortController();
   readonly #compactionLoop: Promise<void>;
@@ -128,7 +129,7 @@ export class SqliteStore implements Store {
       this.#recent.set(resource, key, json);
     }
     const obj = JSON.parse(json) as ResourceTypes[R];
-    rememberJson(obj, json);
+    this.#encoded.record(obj, json);
     return obj;
   }
 
@@ -144,7 +145,9 @@ export class SqliteStore implements Store {
         : this.#stmts.listRange.all(resource, prefix, prefixEnd(prefix)),
     );
     const revision = this.#revision;
-    return { items: await parseRows<ResourceTypes[R]>(values), revision };
+    const items = await parseRows<ResourceTypes[R]>(values);
+    for (const item of items) this.#encoded.recordLazily(item);
+    return { items, revision };
   }
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
@@ -182,13 +185,17 @@ export class SqliteStore implements Store {
       queueCapacity: this.#watchQueueCapacity,
       readChanges: (r: Resource, after: number, upTo: number, limit: number) =>
         this.#read(() => this.#readChanges(r, after, upTo, limit)).map((row) =>
-          encoded(new ChangeEntry(r, row.type, row.revision, row.value)),
+          this.#withJson(new ChangeEntry(r, row.type, row.revision, row.value)),
         ),
       compactedRevision: () => this.#compacted,
       currentRevision: () => this.#revision,
       closed: () => this.#closed,
     };
     return watchStream(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+  }
+
+  encodedJson(obj: object): string | undefined {
+    return this.#encoded.get(obj);
   }
 
   async currentRevision(): Promise<number> {
@@ -301,16 +308,22 @@ export class SqliteStore implements Store {
   /** Publishes the batch's changes, then answers each write (successes carry the JSON text already built). */
   #settle(batch: PendingWrite[], result: ReturnType<typeof applyBatch>): void {
     for (const change of result.changes) {
-      if (this.#hub.hasSubscribers(change.resource)) this.#hub.publish(change.resource, encoded(change));
+      if (this.#hub.hasSubscribers(change.resource)) this.#hub.publish(change.resource, this.#withJson(change));
     }
     let c = 0;
     result.outcomes.forEach((o, i) => {
       if (!o.ok) return batch[i]?.reject(o.error);
       // Outcomes that succeeded are exactly the changes, in order: change c is this write's JSON.
       const json = result.changes[c++]?.json;
-      if (json !== undefined) rememberJson(o.object, json);
+      if (json !== undefined) this.#encoded.record(o.object, json);
       return batch[i]?.resolve(o.object);
     });
+  }
+
+  /** Parses a watched change once and records its JSON text, so watch streams can send it without serialising. */
+  #withJson(change: ChangeEntry): ChangeEntry {
+    this.#encoded.record(change.object, change.json);
+    return change;
   }
 
   #read<T>(fn: () => T): T {
@@ -362,12 +375,6 @@ async function parseRows<T>(values: string[]): Promise<T[]> {
     (values as unknown[])[i] = undefined;
   }
   return items;
-}
-
-/** Parses a watched change once and records its JSON text, so watch streams can send it without serialising. */
-function encoded(change: ChangeEntry): ChangeEntry {
-  rememberJson(change.object, change.json);
-  return change;
 }
 
 function storageError(err: unknown): Error {
