@@ -25,10 +25,6 @@ export class Backoff {
     const wait = backoffCeiling(this.#policy, this.#attempt++);
     return Math.max(wait, retryAfterMs(err) ?? 0);
   }
-
-  reset(): void {
-    this.#attempt = 0;
-  }
 }
 
 /** `retryAfterSeconds` of a TooManyRequests / ServiceUnavailable answer, in ms (undefined when absent). */
@@ -66,10 +62,6 @@ export class FailureLog {
     this.#log = log;
     this.#clock = clock;
     this.#what = what;
-  }
-
-  get failing(): boolean {
-    return this.#since !== undefined;
   }
 
   failure(err: unknown, retryHint: string): void {

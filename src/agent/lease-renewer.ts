@@ -83,10 +83,6 @@ export class LeaseRenewer {
     this.#lastRenewTime = lease.spec.renewTime;
   }
 
-  get latest(): Lease | undefined {
-    return this.#latest;
-  }
-
   stats(): RenewalStats {
     return { ...this.#stats };
   }

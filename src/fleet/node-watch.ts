@@ -68,10 +68,6 @@ export class NodeWatch {
     return this.#views.get(name);
   }
 
-  views(): IterableIterator<NodeView> {
-    return this.#views.values();
-  }
-
   counts(): StateCounts {
     return countStates(this.#views.values());
   }

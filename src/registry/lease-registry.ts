@@ -4,13 +4,10 @@ import { LEASE_NAMESPACES, type Lease, type LeaseInput } from '../core/lease.js'
 import { objectKey } from '../core/object-key.js';
 import {
   deleteObject,
-  listObjects,
   newMeta,
   replacedMeta,
   replaceObject,
   type DeleteOptions,
-  type ListOptions,
-  type ListResponse,
   type RegistryContext,
 } from './registry-context.js';
 import { checkName, invalidError, parseBody } from './validation.js';
@@ -45,11 +42,6 @@ export class LeaseRegistry {
 
   get(namespace: string, name: string): Promise<Lease> {
     return this.#ctx.store.get('leases', objectKey({ namespace, name }));
-  }
-
-  /** The leases of one namespace, or of all when `options.namespace` is undefined. */
-  list(options?: ListOptions): Promise<ListResponse<Lease>> {
-    return listObjects(this.#ctx, 'leases', options);
   }
 
   async create(namespace: string, body: unknown): Promise<Lease> {

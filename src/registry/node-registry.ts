@@ -5,13 +5,10 @@ import { NodeInputSchema } from '../core/node-schema.js';
 import type { Node, NodeInput } from '../core/node.js';
 import {
   deleteObject,
-  listObjects,
   newMeta,
   replacedMeta,
   replaceObject,
   type DeleteOptions,
-  type ListOptions,
-  type ListResponse,
   type RegistryContext,
 } from './registry-context.js';
 import { checkName, parseBody } from './validation.js';
@@ -32,10 +29,6 @@ export class NodeRegistry {
 
   get(name: string): Promise<Node> {
     return this.#ctx.store.get('nodes', name);
-  }
-
-  list(options?: ListOptions): Promise<ListResponse<Node>> {
-    return listObjects(this.#ctx, 'nodes', { ...options, namespace: undefined });
   }
 
   async create(body: unknown): Promise<Node> {

@@ -65,7 +65,3 @@ export class Registry {
     );
   }
 }
-
-export function createRegistry(deps: RegistryDeps): Registry {
-  return new Registry(deps);
-}

@@ -6,6 +6,7 @@ import { ZoneBook } from '../../src/controller/node-lifecycle/disruption.js';
 import { ZoneQueues } from '../../src/controller/node-lifecycle/zone-queues.js';
 import { EXCLUDE_DISRUPTION_LABEL } from '../../src/core/node.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { handleDisruption } from '../support/zone-tallies.js';
 import { harness } from './node-lifecycle-harness.js';
 
 const R: NodeCondition = { type: 'Ready', status: 'True' };
@@ -40,7 +41,8 @@ describe('zone table (spec §2.9) and rates', () => {
       queues.queueFor('a');
       // A second, healthy zone keeps a lone Full zone out of master-disruption mode.
       queues.queueFor('b');
-      const out = zb.handleDisruption(
+      const out = handleDisruption(
+        zb,
         new Map([
           ['a', zone(ready, notReady)],
           ['b', zone(3, 0)],
@@ -54,7 +56,8 @@ describe('zone table (spec §2.9) and rates', () => {
 
   it('a nil Ready counts as not ready; False and Unknown alike', () => {
     const { zb } = book();
-    zb.handleDisruption(
+    handleDisruption(
+      zb,
       new Map([
         ['a', [R, undefined, F, U]],
         ['b', zone(1, 0)],
@@ -69,13 +72,15 @@ describe('master-disruption mode', () => {
     const { zb, queues, clock } = book();
     queues.queueFor('a');
     queues.queueFor('b');
-    zb.handleDisruption(
+    handleDisruption(
+      zb,
       new Map([
         ['a', zone(3, 0)],
         ['b', zone(3, 0)],
       ]),
     );
-    const enter = zb.handleDisruption(
+    const enter = handleDisruption(
+      zb,
       new Map([
         ['a', zone(0, 3)],
         ['b', zone(0, 3)],
@@ -85,7 +90,8 @@ describe('master-disruption mode', () => {
     assert.equal(zb.inMasterDisruption(), true);
     assert.deepEqual([queues.rate('a'), queues.rate('b')], [0, 0]);
     assert.equal(
-      zb.handleDisruption(
+      handleDisruption(
+        zb,
         new Map([
           ['a', zone(0, 3)],
           ['b', zone(0, 3)],
@@ -94,7 +100,8 @@ describe('master-disruption mode', () => {
       'none',
     );
     await clock.advance(60_000);
-    const exit = zb.handleDisruption(
+    const exit = handleDisruption(
+      zb,
       new Map([
         ['a', zone(3, 0)],
         ['b', zone(0, 3)],
@@ -120,11 +127,12 @@ describe('master-disruption mode', () => {
   it('a zone first seen while in the mode ends it when it is not Full (Q8 fixed)', () => {
     const { zb, queues } = book();
     queues.queueFor('a');
-    zb.handleDisruption(new Map([['a', zone(0, 3)]]));
+    handleDisruption(zb, new Map([['a', zone(0, 3)]]));
     assert.equal(zb.inMasterDisruption(), true);
     queues.queueFor('new');
     assert.equal(queues.rate('new'), 0, 'a queue created in the mode does not taint');
-    const out = zb.handleDisruption(
+    const out = handleDisruption(
+      zb,
       new Map([
         ['a', zone(0, 3)],
         ['new', zone(2, 0)],
@@ -138,9 +146,10 @@ describe('master-disruption mode', () => {
   it('a zone first seen Full while in the mode stays at rate 0', () => {
     const { zb, queues } = book();
     queues.queueFor('a');
-    zb.handleDisruption(new Map([['a', zone(0, 3)]]));
+    handleDisruption(zb, new Map([['a', zone(0, 3)]]));
     queues.queueFor('b');
-    const out = zb.handleDisruption(
+    const out = handleDisruption(
+      zb,
       new Map([
         ['a', zone(0, 3)],
         ['b', zone(0, 2)],
@@ -154,14 +163,15 @@ describe('master-disruption mode', () => {
   it('zones without counted nodes are removed in sorted order; their queues stay while nodes live there', () => {
     const { zb, queues } = book();
     for (const z of ['c', 'a', 'b']) queues.queueFor(z);
-    zb.handleDisruption(
+    handleDisruption(
+      zb,
       new Map([
         ['a', zone(1, 0)],
         ['b', zone(1, 0)],
         ['c', zone(1, 0)],
       ]),
     );
-    const out = zb.handleDisruption(new Map([['b', zone(1, 0)]]));
+    const out = handleDisruption(zb, new Map([['b', zone(1, 0)]]));
     assert.deepEqual(out.removed, ['a', 'c']);
     assert.deepEqual(
       zb.states().map(([z]) => z),

@@ -101,11 +101,6 @@ export class ConsistencyStore {
       .map(([resource, writtenRv]) => ({ resource, writtenRv, cachedRv: this.#cachedRv(resource) }));
   }
 
-  /** `Clear`: drops the record (e.g. when the controller loses leadership and its caches are rebuilt). */
-  clear(): void {
-    this.#written.clear();
-  }
-
   #cachedRv(resource: string): string {
     return this.#caches.get(resource)?.lastSyncResourceVersion() ?? '';
   }

@@ -1,4 +1,3 @@
-import type { NodeCondition } from '../../core/node.js';
 import type { ZoneStatus } from '../../core/zone.js';
 import type { NodeLifecycleConfig } from './config.js';
 import type { ZoneQueues } from './zone-queues.js';
@@ -98,17 +97,10 @@ export class ZoneBook {
     return this.#config.nodeEvictionRate;
   }
 
-  /** `handleDisruption`: zone Ready conditions of this pass (counted nodes only) → states, limiters, mode. */
-  handleDisruption(readyByZone: ReadonlyMap<string, ReadonlyArray<NodeCondition | undefined>>): DisruptionOutcome {
-    const tallies = new Map<string, ZoneTally>();
-    for (const [zone, conditions] of readyByZone) {
-      const ready = conditions.filter((c) => c?.status === 'True').length;
-      tallies.set(zone, { ready, notReady: conditions.length - ready });
-    }
-    return this.handleTallies(tallies);
-  }
-
-  /** `handleDisruption` from per-zone counts (`ComputeZoneState` only needs them). */
+  /**
+   * `handleDisruption` from the per-zone counts of this pass (counted nodes only; `ComputeZoneState` needs no
+   * more) → states, limiters, mode.
+   */
   handleTallies(readyByZone: ReadonlyMap<string, ZoneTally>): DisruptionOutcome {
     const counts: ZoneCount[] = [...readyByZone.keys()].sort(byName).map((zone) => {
       const t = readyByZone.get(zone) as ZoneTally;

@@ -105,16 +105,10 @@ export class TaintReconciler {
    * is there, nothing when the matching one is (DECISIONS 8: no token spent), else the zone queue. In master-
    * disruption mode NoExecute taints are lifted and unhealthy nodes wait in the queue. NoSchedule mirrors are
    * kept in sync without rate limit. One write per node at most.
-   */
-  async reconcile(node: Node, current: NodeCondition | undefined, master: boolean): Promise<void> {
-    const plan = this.prepare(node, current, master);
-    if (plan) await this.apply(plan);
-  }
-
-  /**
-   * The synchronous half of `reconcile`: the zone-queue bookkeeping, then the taints the node should carry,
-   * computed on its cached copy. Undefined when that copy already carries them (no API call, no event): a monitor
-   * pass runs this for every node in name order, and only the few plans it returns go through the async writes.
+   *
+   * This is the synchronous half: the zone-queue bookkeeping, then the taints the node should carry, computed on
+   * its cached copy. Undefined when that copy already carries them (no API call, no event): a monitor pass runs
+   * this for every node in name order, and only the few plans it returns go through `apply`, the async write.
    */
   prepare(node: Node, current: NodeCondition | undefined, master: boolean): TaintPlan | undefined {
     const name = node.metadata.name;
@@ -145,7 +139,7 @@ export class TaintReconciler {
     return plan;
   }
 
-  /** The write half of `reconcile`: `writeTaints` (conflict retries re-read the node) and the swap event. */
+  /** The write half of `prepare`: `writeTaints` (conflict retries re-read the node) and the swap event. */
   async apply(plan: TaintPlan): Promise<void> {
     const { node, zone, swapTo } = plan;
     const name = node.metadata.name;
