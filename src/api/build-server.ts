@@ -18,7 +18,7 @@ import { serverOptions, type ServerTimeouts, type TlsFiles } from './server-opti
 import { installStatusErrors, sendStatusError } from './status-errors.js';
 import type { TokenAuthenticator } from './token-authenticator.js';
 import { WatchQuota } from './watch-quota.js';
-import { WatchStreams } from './watch-stream.js';
+import { WatchStreams } from './ndjson-watch.js';
 import { registerZoneRoutes } from './zone-routes.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

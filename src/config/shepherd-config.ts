@@ -6,6 +6,7 @@ import {
   fractionFlag,
   intFlag,
   keyValueList,
+  nonNegativeNumberFlag,
   parseListen,
   positiveNumberFlag,
 } from './flag-parsers.js';
@@ -261,7 +262,7 @@ export function buildShepherdCommand(version: string): Command {
     .addOption(
       new Option('--node-eviction-rate <nodes/s>', 'NoExecute taints per second per healthy zone')
         .default(0.1)
-        .argParser(positiveNumberFlag),
+        .argParser(nonNegativeNumberFlag),
     )
     .addOption(
       new Option(
@@ -269,7 +270,7 @@ export function buildShepherdCommand(version: string): Command {
         'taint rate in a partially disrupted zone larger than --large-cluster-size-threshold',
       )
         .default(0.01)
-        .argParser(positiveNumberFlag),
+        .argParser(nonNegativeNumberFlag),
     )
     .addOption(
       new Option(

@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { ApiMetrics } from '../../src/api/metrics.js';
-import { WatchStreams } from '../../src/api/watch-stream.js';
+import { WatchStreams } from '../../src/api/ndjson-watch.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 describe('watch stream backpressure', () => {

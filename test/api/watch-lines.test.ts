@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WatchLines } from '../../src/api/watch-stream.js';
+import { WatchLines } from '../../src/api/ndjson-watch.js';
 import { EncodedJson } from '../../src/store/encoded-json.js';
 
 /** Lines over a store-like source of recorded JSON texts. */

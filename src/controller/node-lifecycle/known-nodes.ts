@@ -136,7 +136,7 @@ export class KnownNodes {
       if (rec.passSkipped) continue;
       const node = nodes[i] as Node;
       if (rec.ready !== rec.passStatus || rec.lease !== rec.leaseChecked) changed(rec, node, i);
-      if (rec.passStatus !== 'True' || rec.taintsClean !== node) unsettled.push(i);
+      if (rec.passStatus !== 'True' || rec.nodeWithCleanTaints !== node) unsettled.push(i);
       // A written node (or one re-read live) may differ from the copy the record's zone was derived from.
       const same = sameLabels(rec, node);
       const labels = same ? undefined : node.metadata.labels;

@@ -69,7 +69,7 @@ const SNAPSHOT_QUEUE_LIMIT = 50;
  * NoExecute tainter every tainter period in between. Nodes and leases are read only through the informer caches.
  */
 export class NodeLifecycleController {
-  readonly #d: NodeLifecycleControllerDeps;
+  readonly #deps: NodeLifecycleControllerDeps;
   readonly #cfg: NodeLifecycleConfig;
   readonly #consistency: Pick<ConsistencyStore, 'wroteAt' | 'ensureReady' | 'pending'>;
   readonly #evalDeps: EvaluatorDeps;
@@ -90,7 +90,7 @@ export class NodeLifecycleController {
   #serial: Promise<unknown> = Promise.resolve();
 
   constructor(deps: NodeLifecycleControllerDeps) {
-    this.#d = deps;
+    this.#deps = deps;
     this.#cfg = deps.config;
     this.#consistency = deps.config.leaseCircuitBreaker
       ? new ConsistencyStore({ leases: deps.leases })
@@ -128,9 +128,9 @@ export class NodeLifecycleController {
   }
 
   async run(signal: AbortSignal): Promise<void> {
-    const { clock, log } = this.#d;
+    const { clock, log } = this.#deps;
     try {
-      while (!this.#d.nodes.hasSynced() || !this.#d.leases.hasSynced()) await clock.sleep(SYNC_POLL_MS, signal);
+      while (!this.#deps.nodes.hasSynced() || !this.#deps.leases.hasSynced()) await clock.sleep(SYNC_POLL_MS, signal);
     } catch (err) {
       if (isAbortError(err) || signal.aborted) return;
       throw err;
@@ -156,12 +156,12 @@ export class NodeLifecycleController {
 
   monitorNodeHealth(): Promise<void> {
     return this.#exclusive(async () => {
-      const start = this.#d.clock.monotonic();
+      const start = this.#deps.clock.monotonic();
       try {
         await this.#pass();
       } finally {
         this.#passes++;
-        this.#metrics.passDuration.observe((this.#d.clock.monotonic() - start) / 1000);
+        this.#metrics.passDuration.observe((this.#deps.clock.monotonic() - start) / 1000);
         await this.#events.flush();
       }
     });
@@ -201,14 +201,14 @@ export class NodeLifecycleController {
    * a few identity comparisons per loop: nothing is copied or allocated, no promise is made for it.
    */
   async #pass(): Promise<void> {
-    const now = this.#d.clock.monotonic();
+    const now = this.#deps.clock.monotonic();
     const gap = this.#pause.passStarted(now);
     if (gap !== undefined) {
       this.#nodes.freshGrace(now);
-      announcePause(this.#events, this.#d.log, gap);
+      announcePause(this.#events, this.#deps.log, gap);
     }
     // The cache's own array when it offers one: read synchronously below, and copied before the first await.
-    let nodes = this.#writes.overlay(this.#d.nodes.sortedView?.() ?? this.#d.nodes.list());
+    let nodes = this.#writes.overlay(this.#deps.nodes.sortedView?.() ?? this.#deps.nodes.list());
     const first = nodes[0];
     if (first !== undefined) {
       // Check A (spec §2.6) once for the pass: no await separates the nodes' synchronous judgements.
@@ -217,7 +217,7 @@ export class NodeLifecycleController {
     }
     const { recs, marks } = this.#nodes.judge(
       nodes,
-      this.#d.leases.sortedView?.() ?? this.#d.leases.list(),
+      this.#deps.leases.sortedView?.() ?? this.#deps.leases.list(),
       now,
       this.#cfg,
     );
@@ -252,7 +252,7 @@ export class NodeLifecycleController {
         if (s.marked) this.#writes.remember(s.node);
       } else if (s.kind === 'skipped') {
         rec.passSkipped = true;
-        this.#d.log.warn(
+        this.#deps.log.warn(
           { err: s.error, node: s.node },
           'could not update node health; skipping the node for this pass',
         );
@@ -269,15 +269,15 @@ export class NodeLifecycleController {
     written: ReadonlyMap<number, Judged>,
   ): Promise<void> {
     this.#breaker.release();
-    const now = this.#d.clock.monotonic();
+    const now = this.#deps.clock.monotonic();
     const { readyByZone, unsettled } = this.#nodes.tally(nodes, recs, (rec, node, i) => {
       if (rec.ready !== rec.passStatus)
         announceReadyChange(this.#events, rec, node, rec.passCurrent, written.get(i), now);
       if (rec.lease !== rec.leaseChecked) this.#leaseWarnings.check(rec, node);
     });
     const outcome = this.#zones.handleTallies(readyByZone);
-    for (const z of outcome.initial) this.#d.log.info({ zone: z }, 'Setting initial state for unseen zone');
-    announceZones(this.#events, this.#d.log, outcome);
+    for (const z of outcome.initial) this.#deps.log.info({ zone: z }, 'Setting initial state for unseen zone');
+    announceZones(this.#events, this.#deps.log, outcome);
     // Every node gets a fresh grace: the outage may have been ours. Only existing records (#141572).
     if (outcome.transition === 'exit') this.#nodes.freshGrace(now);
     const master = this.#zones.inMasterDisruption();
@@ -292,7 +292,7 @@ export class NodeLifecycleController {
 
   /** DECISIONS 4: nothing of the pass is kept; say why, once, and show it on every Zone object. */
   async #abandon(sc: ShortCircuit): Promise<void> {
-    this.#d.log.warn(
+    this.#deps.log.warn(
       { node: sc.node, err: sc.error },
       'Update health of Node from Controller error, Skipping - no pods will be evicted',
     );

@@ -38,7 +38,7 @@ export interface NodeRecord {
   readyCond: NodeCondition | undefined;
   readyStatus: string;
   /** The node copy whose taint reconcile (Ready=True, outside master-disruption mode) had nothing to do. */
-  taintsClean: Node | undefined;
+  nodeWithCleanTaints: Node | undefined;
   /** This pass: what changed ('none', a renewed or edited 'lease', or the 'node': a new health object). */
   passKind: 'none' | 'lease' | 'node';
   passProbe: number;
@@ -68,7 +68,7 @@ export function newNodeRecord(node: Node): NodeRecord {
     lease: undefined,
     readyCond: undefined,
     readyStatus: 'None',
-    taintsClean: undefined,
+    nodeWithCleanTaints: undefined,
     passKind: 'none',
     passProbe: 0,
     passLease: undefined,

@@ -65,17 +65,17 @@ function desiredTaints(plan: TaintPlan, taints: readonly Taint[], node: Node): T
  * not delivered it yet (OwnWrites), so a taint decision never acts on a status older than one we wrote.
  */
 export class TaintReconciler {
-  readonly #d: TaintReconcilerDeps;
+  readonly #deps: TaintReconcilerDeps;
 
   constructor(deps: TaintReconcilerDeps) {
-    this.#d = deps;
+    this.#deps = deps;
   }
 
   /**
    * The taint phase of a monitor pass, in name order, over the nodes the pass found unsettled (every node in
    * master-disruption mode: `only` undefined): the queue bookkeeping of each, and the few writes it calls for.
    * A Ready node outside master-disruption mode whose copy has nothing to do is remembered on its record
-   * (`taintsClean`), so later passes skip it: its reconcile would only `forget` it from a queue it cannot be
+   * (`nodeWithCleanTaints`), so later passes skip it: its reconcile would only `forget` it from a queue it cannot be
    * in (only the node's own reconcile queues it).
    */
   plan(
@@ -93,7 +93,7 @@ export class TaintReconciler {
       const node = nodes[i] as Node;
       const steady = !master && rec.passStatus === 'True';
       const plan = this.prepare(node, rec.passCurrent, master);
-      rec.taintsClean = steady && plan === undefined ? node : undefined;
+      rec.nodeWithCleanTaints = steady && plan === undefined ? node : undefined;
       if (plan) plans.push(plan);
     }
     return plans;
@@ -118,14 +118,14 @@ export class TaintReconciler {
     const m = current ? noExecuteFor(current.status) : undefined;
     let swapTo: string | undefined;
     if (master) {
-      if (hadNoExecute) this.#d.queues.forget(zone, name);
-      if (m) this.#d.queues.ensurePending(zone, name, node.metadata.uid);
-      else if (current) this.#d.queues.forget(zone, name);
+      if (hadNoExecute) this.#deps.queues.forget(zone, name);
+      if (m) this.#deps.queues.ensurePending(zone, name, node.metadata.uid);
+      else if (current) this.#deps.queues.forget(zone, name);
     } else if (current?.status === 'True') {
-      this.#d.queues.forget(zone, name);
+      this.#deps.queues.forget(zone, name);
     } else if (m && !hasTaint(taints, m.want)) {
       if (hasTaint(taints, m.other)) swapTo = taintName(m.want);
-      else this.#d.queues.ensurePending(zone, name, node.metadata.uid);
+      else this.#deps.queues.ensurePending(zone, name, node.metadata.uid);
     }
     const plan: TaintPlan = {
       node,
@@ -133,7 +133,7 @@ export class TaintReconciler {
       healthy: master || current?.status === 'True',
       noExecute: m,
       swapTo,
-      nowWallMs: this.#d.clock.now(),
+      nowWallMs: this.#deps.clock.now(),
     };
     if (swapTo === undefined && sameTaints(taints, desiredTaints(plan, taints, node))) return undefined;
     return plan;
@@ -143,14 +143,14 @@ export class TaintReconciler {
   async apply(plan: TaintPlan): Promise<void> {
     const { node, zone, swapTo } = plan;
     const name = node.metadata.name;
-    const res = await writeTaints(this.#d.client, node, (t, n) => desiredTaints(plan, t, n));
+    const res = await writeTaints(this.#deps.client, node, (t, n) => desiredTaints(plan, t, n));
     if (!res.ok) {
-      this.#d.log.warn({ err: res.error, node: name }, 'could not update node taints; will retry next pass');
+      this.#deps.log.warn({ err: res.error, node: name }, 'could not update node taints; will retry next pass');
       return;
     }
-    if (res.node && res.node !== node) this.#d.writes.remember(res.node);
+    if (res.node && res.node !== node) this.#deps.writes.remember(res.node);
     if (swapTo) {
-      this.#d.events.emit(
+      this.#deps.events.emit(
         { kind: 'Node', name, uid: node.metadata.uid },
         'Warning',
         'NodeTainted',
@@ -161,40 +161,42 @@ export class TaintReconciler {
 
   /** `doNoExecuteTaintingPass`: every zone queue, in zone order, through its rate limiter. */
   async tainterPass(): Promise<void> {
-    for (const [zone, zq] of this.#d.queues.sorted()) {
+    for (const [zone, zq] of this.#deps.queues.sorted()) {
       try {
         await zq.queue.try((v) => this.#taintOne(zone, v.value));
       } catch (err) {
-        this.#d.log.error({ err, zone }, 'NoExecute tainter failed for zone; will retry');
+        this.#deps.log.error({ err, zone }, 'NoExecute tainter failed for zone; will retry');
       }
     }
   }
 
   async #taintOne(zone: string, name: string): Promise<TryResult> {
-    const node = this.#d.writes.get(name);
+    const node = this.#deps.writes.get(name);
     if (!node) {
-      this.#d.queues.markDone(zone, name);
+      this.#deps.queues.markDone(zone, name);
       return { done: true };
     }
     const ready = readyCondition(node);
     if (!ready) return { done: false, retryAfterMs: TAINTER_RETRY_MS };
     const m = noExecuteFor(ready.status);
     if (!m) {
-      this.#d.queues.markDone(zone, name);
+      this.#deps.queues.markDone(zone, name);
       return { done: true };
     }
     const already = hasTaint(node.spec.taints, m.want);
-    const res = await writeTaints(this.#d.client, node, (t) => swapTaints(t, [m.want], [m.other], this.#d.clock.now()));
+    const res = await writeTaints(this.#deps.client, node, (t) =>
+      swapTaints(t, [m.want], [m.other], this.#deps.clock.now()),
+    );
     if (!res.ok) {
-      this.#d.log.warn({ err: res.error, node: name }, 'could not add NoExecute taint; will retry');
+      this.#deps.log.warn({ err: res.error, node: name }, 'could not add NoExecute taint; will retry');
       return { done: false, retryAfterMs: 0 };
     }
-    this.#d.queues.markDone(zone, name);
+    this.#deps.queues.markDone(zone, name);
     if (res.node && !already) {
-      this.#d.writes.remember(res.node);
-      this.#d.metrics.taintsAdded.inc({ zone });
-      const rate = this.#d.queues.rate(zone);
-      this.#d.events.emit(
+      this.#deps.writes.remember(res.node);
+      this.#deps.metrics.taintsAdded.inc({ zone });
+      const rate = this.#deps.queues.rate(zone);
+      this.#deps.events.emit(
         { kind: 'Node', name, uid: node.metadata.uid },
         'Warning',
         'NodeTainted',

@@ -17,7 +17,7 @@ import { checkpoint, compactChangeLog, databaseStats, openDatabase, type Databas
 import { RecentObjects } from './recent-objects.js';
 import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
 import { prepareStatements, type Statements } from './statements.js';
-import { watchStream } from './watch-stream.js';
+import { sqliteWatch } from './sqlite-watch.js';
 import { applyBatch, ChangeEntry, type PendingWrite, type WriteOp } from './write-batch.js';
 
 export interface SqliteStoreOptions {
@@ -28,7 +28,7 @@ export interface SqliteStoreOptions {
   log?: Logger;
   /** Keep at least this much change history for watch resumes; default 5 min. */
   historyRetentionMs?: number;
-  /** Default 10 s. */
+  /** Default 1 s (DEFAULT_COMPACTION_INTERVAL_MS). */
   compactionIntervalMs?: number;
   /** For the commit-latency / batch-size metrics. */
   onCommit?: (batchSize: number, durationMs: number) => void;
@@ -49,8 +49,8 @@ const DEFAULT_RETENTION_MS = 5 * 60_000;
 // Compaction and the WAL checkpoint after it run on the event loop: small, frequent passes keep each stall short
 // (at 10 s a 20k-node fleet left ~40 MB of WAL per checkpoint and stalled renewals for seconds).
 const DEFAULT_COMPACTION_INTERVAL_MS = 1_000;
-/** Most change-log rows one compaction pass deletes; a backlog (after downtime) is worked off over several passes. */
-const MAX_COMPACTION_ROWS = 20_000;
+/** Most revisions one compaction pass compacts; a backlog (after downtime) is worked off over several passes. */
+const MAX_COMPACTION_REVISIONS = 20_000;
 const DEFAULT_WATCH_QUEUE = 10_000;
 const DEFAULT_RECENT_OBJECTS = 20_000;
 
@@ -191,7 +191,7 @@ export class SqliteStore implements Store {
       currentRevision: () => this.#revision,
       closed: () => this.#closed,
     };
-    return watchStream(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+    return sqliteWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
   }
 
   encodedJson(obj: object): string | undefined {
@@ -216,7 +216,8 @@ export class SqliteStore implements Store {
     this.#assertOpen();
     const cutoff = this.#clock.now() - this.#retentionMs;
     const due =
-      upToRevision ?? Math.min(this.#stmts.newestChangeBefore.get(cutoff) ?? 0, this.#compacted + MAX_COMPACTION_ROWS);
+      upToRevision ??
+      Math.min(this.#stmts.newestChangeBefore.get(cutoff) ?? 0, this.#compacted + MAX_COMPACTION_REVISIONS);
     const target = Math.min(due, this.#revision);
     if (target <= this.#compacted) return this.#compacted;
     const deleted = compactChangeLog(this.#db, this.#stmts, target, this.#deltaWindow);

@@ -31,7 +31,7 @@ function toEvent(e: ChangeEntry): StoreEvent<AnyObject> {
  * (commits publish synchronously, so everything above that revision lands in the subscription and
  * everything up to it is in the log); live events not above the last delivered revision are dropped.
  */
-export async function* watchStream(
+export async function* sqliteWatch(
   src: WatchSource,
   resource: Resource,
   from: number,
