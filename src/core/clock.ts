@@ -27,6 +27,16 @@ export function isAbortError(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
 }
 
+/** Resolves when `event` settles or after `ms` on `clock`, whichever comes first; the timer never outlives it. */
+export async function waitAtMost(clock: Clock, event: Promise<unknown>, ms: number): Promise<void> {
+  const timer = new AbortController();
+  try {
+    await Promise.race([event, clock.sleep(ms, timer.signal).catch(() => undefined)]);
+  } finally {
+    timer.abort();
+  }
+}
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),

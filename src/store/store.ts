@@ -1,4 +1,7 @@
+import type { Clock } from '../core/clock.js';
+import { invalidResourceVersionError } from '../core/errors.js';
 import type { AnyObject, Resource, ResourceTypes } from '../core/kinds.js';
+import type { Logger } from '../core/logger.js';
 
 /**
  * The storage primitives shepherd needs, shaped like etcd's so every backend (SQLite, etcd) gives the same
@@ -58,6 +61,20 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** What every backend's options share; each documents its own defaults. */
+export interface StoreOptions {
+  /** Default systemClock (history retention and the compaction period). */
+  clock?: Clock;
+  log?: Logger;
+  /** Change history kept for watch resumes; at least DEFAULT_HISTORY_RETENTION_MS by default. */
+  historyRetentionMs?: number;
+  /** How often history older than the retention is compacted. */
+  compactionIntervalMs?: number;
+}
+
+/** 5 min of history: a watch that reconnects within that resumes instead of relisting. */
+export const DEFAULT_HISTORY_RETENTION_MS = 5 * 60_000;
+
 export interface ListResult<T> {
   items: T[];
   revision: number;
@@ -70,6 +87,11 @@ export interface WatchOptions {
 
 export type StoreEvent<T = AnyObject> =
   { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; revision: number } | { type: 'BOOKMARK'; revision: number };
+
+/** A watch starts after a revision: a non-negative integer (BadRequest otherwise). */
+export function checkWatchStart(from: number): void {
+  if (!Number.isSafeInteger(from) || from < 0) throw invalidResourceVersionError(from);
+}
 
 /** Parses a resourceVersion string to a revision number; NaN when it is not a decimal integer. */
 export function parseRevision(rv: string | undefined): number {

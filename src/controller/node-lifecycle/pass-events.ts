@@ -46,22 +46,10 @@ export function announceReadyChange(
 
 /** RegisteredNode for every node the controller learnt of in a pass, RemovingNode for every node it forgot. */
 export function announceMembership(events: EventRecorder, changes: Membership): void {
-  for (const { name, uid } of changes.added) {
-    events.emit(
-      { kind: 'Node', name, uid },
-      'Normal',
-      'RegisteredNode',
-      `Node ${name} event: Registered Node ${name} in Controller`,
-    );
-  }
-  for (const { name, uid } of changes.removed) {
-    events.emit(
-      { kind: 'Node', name, uid },
-      'Normal',
-      'RemovingNode',
-      `Node ${name} event: Removing Node ${name} from Controller`,
-    );
-  }
+  const emit = ({ name, uid }: { name: string; uid: string }, reason: string, what: string): void =>
+    events.emit({ kind: 'Node', name, uid }, 'Normal', reason, `Node ${name} event: ${what}`);
+  for (const rec of changes.added) emit(rec, 'RegisteredNode', `Registered Node ${rec.name} in Controller`);
+  for (const rec of changes.removed) emit(rec, 'RemovingNode', `Removing Node ${rec.name} from Controller`);
 }
 
 /** LeaseCacheStale: check B saw a live lease newer than the cached one, so no node is judged for now. */

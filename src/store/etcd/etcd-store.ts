@@ -5,27 +5,28 @@ import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import { EncodedJson } from '../encoded-json.js';
-import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
+import {
+  DEFAULT_HISTORY_RETENTION_MS,
+  type ListResult,
+  type Store,
+  type StoreEvent,
+  type StoreOptions,
+  type WatchOptions,
+} from '../store.js';
 import { decodeKv, decodeObject, encodeObject, EtcdKeys, prefixRangeEnd, storageError } from './etcd-codec.js';
 import { runCompactor } from './etcd-compactor.js';
 import { etcdWatch } from './etcd-watch.js';
 
-export interface EtcdStoreOptions {
+/** Compaction every 60 s by default; history is kept at least DEFAULT_HISTORY_RETENTION_MS (shorter is raised). */
+export interface EtcdStoreOptions extends StoreOptions {
   /** Client URLs, e.g. `http://127.0.0.1:2379` (kube-apiserver's --etcd-servers). */
   endpoints: string[];
   /** Key prefix (kube-apiserver's --etcd-prefix); default `/shepherd`. */
   prefix?: string;
-  log?: Logger;
-  clock?: Clock;
-  /** Default 60 s. */
-  compactionIntervalMs?: number;
-  /** History kept for watch resumes; at least 5 min (shorter values are raised to it). */
-  historyRetentionMs?: number;
   /** Connect timeout; default 5 s. */
   dialTimeoutMs?: number;
 }
 
-const MIN_RETENTION_MS = 5 * 60_000;
 const DEFAULT_COMPACTION_INTERVAL_MS = 60_000;
 
 /** Connects, checks that etcd answers (ServiceUnavailableError if not) and starts the compactor. */
@@ -80,7 +81,7 @@ export class EtcdStore implements Store {
   startCompactor(): void {
     const config = {
       intervalMs: this.#options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
-      retentionMs: Math.max(this.#options.historyRetentionMs ?? MIN_RETENTION_MS, MIN_RETENTION_MS),
+      retentionMs: Math.max(this.#options.historyRetentionMs ?? 0, DEFAULT_HISTORY_RETENTION_MS),
     };
     const target = { currentRevision: () => this.currentRevision(), compact: (r: number) => this.compact(r) };
     this.#compactionLoop = runCompactor(

@@ -1,8 +1,8 @@
 import type { IDuplexStream, IEvent, IWatchRequest, IWatchResponse, WatchClient } from 'etcd3';
-import type { Clock } from '../../core/clock.js';
-import { invalidResourceVersionError, ServiceUnavailableError, tooOldResourceVersionError } from '../../core/errors.js';
+import { waitAtMost, type Clock } from '../../core/clock.js';
+import { ServiceUnavailableError, tooOldResourceVersionError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
-import type { StoreEvent, WatchOptions } from '../store.js';
+import { checkWatchStart, type StoreEvent, type WatchOptions } from '../store.js';
 import { decodeKv, decodeObject, prefixRangeEnd, storageError, type EtcdKeys } from './etcd-codec.js';
 
 /** What one watch needs from the EtcdStore. */
@@ -82,7 +82,7 @@ export async function* etcdWatch(
   from: number,
   options: WatchOptions = {},
 ): AsyncGenerator<StoreEvent<AnyObject>> {
-  if (!Number.isSafeInteger(from) || from < 0) throw invalidResourceVersionError(from);
+  checkWatchStart(from);
   const { signal } = options;
   if (signal?.aborted) return;
   if (from < src.compactedRevision()) throw tooOldResourceVersionError(from, src.compactedRevision());
@@ -179,7 +179,7 @@ async function* deliver(
       stream.write({ progress_request: {} });
       continue;
     }
-    await waitOrTimeout(inbox, clock, progressIntervalMs - idle);
+    await waitAtMost(clock, inbox.wait(), progressIntervalMs - idle);
   }
 }
 
@@ -192,13 +192,4 @@ function cancelled(src: EtcdWatchSource, resource: Resource, last: number, res: 
   return new ServiceUnavailableError(
     `etcd cancelled the watch of ${resource} (${res.cancel_reason || 'no reason given'}): watch again from resource version ${last}`,
   );
-}
-
-async function waitOrTimeout(inbox: Inbox, clock: Clock, ms: number): Promise<void> {
-  const timer = new AbortController();
-  try {
-    await Promise.race([inbox.wait(), clock.sleep(ms, timer.signal).catch(() => undefined)]);
-  } finally {
-    timer.abort();
-  }
 }

@@ -10,7 +10,14 @@ import {
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
-import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
+import {
+  DEFAULT_HISTORY_RETENTION_MS,
+  type ListResult,
+  type Store,
+  type StoreEvent,
+  type StoreOptions,
+  type WatchOptions,
+} from '../store.js';
 import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
@@ -20,16 +27,10 @@ import { prepareStatements, type Statements } from './statements.js';
 import { sqliteWatch } from './sqlite-watch.js';
 import { applyBatch, ChangeEntry, type PendingWrite, type WriteOp } from './write-batch.js';
 
-export interface SqliteStoreOptions {
+/** History kept DEFAULT_HISTORY_RETENTION_MS by default, compacted every DEFAULT_COMPACTION_INTERVAL_MS (1 s). */
+export interface SqliteStoreOptions extends StoreOptions {
   /** DB file; parent dir must exist. */
   path: string;
-  /** Default systemClock (used for history retention timestamps and the compaction period). */
-  clock?: Clock;
-  log?: Logger;
-  /** Keep at least this much change history for watch resumes; default 5 min. */
-  historyRetentionMs?: number;
-  /** Default 1 s (DEFAULT_COMPACTION_INTERVAL_MS). */
-  compactionIntervalMs?: number;
   /** For the commit-latency / batch-size metrics. */
   onCommit?: (batchSize: number, durationMs: number) => void;
   /** Events a watcher may fall behind before it is ended with Gone; default 10,000. */
@@ -45,7 +46,6 @@ export interface SqliteStoreOptions {
   deltaWindow?: number;
 }
 
-const DEFAULT_RETENTION_MS = 5 * 60_000;
 // Compaction and the WAL checkpoint after it run on the event loop: small, frequent passes keep each stall short
 // (at 10 s a 20k-node fleet left ~40 MB of WAL per checkpoint and stalled renewals for seconds).
 const DEFAULT_COMPACTION_INTERVAL_MS = 1_000;
@@ -101,7 +101,7 @@ export class SqliteStore implements Store {
     this.#stmts = prepareStatements(db);
     this.#clock = options.clock ?? systemClock;
     this.#log = (options.log ?? silentLogger).child({ component: 'sqlite-store' });
-    this.#retentionMs = options.historyRetentionMs ?? DEFAULT_RETENTION_MS;
+    this.#retentionMs = options.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS;
     this.#onCommit = options.onCommit;
     this.#watchQueueCapacity = options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE;
     this.#recent = new RecentObjects(options.recentObjects ?? DEFAULT_RECENT_OBJECTS);

@@ -1,7 +1,7 @@
-import type { Clock } from '../../core/clock.js';
-import { GoneError, invalidResourceVersionError, tooOldResourceVersionError } from '../../core/errors.js';
+import { waitAtMost, type Clock } from '../../core/clock.js';
+import { GoneError, tooOldResourceVersionError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
-import type { StoreEvent, WatchOptions } from '../store.js';
+import { checkWatchStart, type StoreEvent, type WatchOptions } from '../store.js';
 import type { Subscription, WatchHub } from '../watch-hub.js';
 import type { ChangeEntry } from './write-batch.js';
 
@@ -37,7 +37,7 @@ export async function* sqliteWatch(
   from: number,
   options: WatchOptions = {},
 ): AsyncGenerator<StoreEvent<AnyObject>> {
-  if (!Number.isSafeInteger(from) || from < 0) throw invalidResourceVersionError(from);
+  checkWatchStart(from);
   const { signal } = options;
   if (signal?.aborted || src.closed()) return;
   const sub = src.hub.subscribe(resource, src.queueCapacity);
@@ -104,15 +104,6 @@ async function* liveEvents(
       lastYield = clock.monotonic();
       continue;
     }
-    await waitOrTimeout(sub, clock, progressIntervalMs - idle);
-  }
-}
-
-async function waitOrTimeout(sub: Subscription<ChangeEntry>, clock: Clock, ms: number): Promise<void> {
-  const timer = new AbortController();
-  try {
-    await Promise.race([sub.wait(), clock.sleep(ms, timer.signal).catch(() => undefined)]);
-  } finally {
-    timer.abort();
+    await waitAtMost(clock, sub.wait(), progressIntervalMs - idle);
   }
 }
