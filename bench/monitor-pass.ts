@@ -22,7 +22,9 @@ import { Informer } from '../src/client/informer.js';
 import { defaultNodeLifecycleConfig } from '../src/controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../src/controller/node-lifecycle/node-lifecycle-controller.js';
 import { formatTime } from '../src/core/clock.js';
-import { leaseKey, NODE_LEASE_NAMESPACE, type Lease } from '../src/core/lease.js';
+import { keyOf } from '../src/core/kinds.js';
+import { NODE_LEASE_NAMESPACE, type Lease } from '../src/core/lease.js';
+import { objectKey } from '../src/core/object-key.js';
 import { silentLogger } from '../src/core/logger.js';
 import { REGION_LABEL, ZONE_LABEL, type Node } from '../src/core/node.js';
 import { eventually } from '../test/support/eventually.js';
@@ -189,14 +191,14 @@ async function run(n: number): Promise<Result> {
     client: nodeSrc.client,
     clock,
     log: silentLogger,
-    keyOf: (o) => o.metadata.name,
+    keyOf: (o) => keyOf('nodes', o),
     name: 'nodes',
   });
   const leases = new Informer<Lease>({
     client: leaseSrc.client,
     clock,
     log: silentLogger,
-    keyOf: (o) => leaseKey(o.metadata.namespace, o.metadata.name),
+    keyOf: (o) => keyOf('leases', o),
     name: 'leases',
   });
   void nodes.run(ac.signal);
@@ -222,7 +224,7 @@ async function run(n: number): Promise<Result> {
   const renewHalf = async (pass: number): Promise<void> => {
     const renewAt = formatTime(clock.now());
     for (let i = pass % 2; i < n; i += 2) {
-      const old = leases.get(leaseKey(NODE_LEASE_NAMESPACE, names[i] as string)) as Lease;
+      const old = leases.get(objectKey({ namespace: NODE_LEASE_NAMESPACE, name: names[i] as string })) as Lease;
       leaseSrc.push({
         type: 'MODIFIED',
         object: {

@@ -1,18 +1,13 @@
+import { backoffCeiling, type BackoffPolicy } from '../client/backoff.js';
 import type { Clock } from '../core/clock.js';
 import { ShepherdError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-
-export interface BackoffPolicy {
-  /** The starting value; it is doubled before the first wait, so the first wait is 2 × initialMs. */
-  initialMs: number;
-  capMs: number;
-}
 
 /**
  * The kubelet lease controller's backoffEnsureLease (component-helpers/apimachinery/lease): the sleep starts at
  * 100 ms and is doubled *before* each wait, capped at 7 s, so waits go 200 ms, 400 ms, … 6.4 s, 7 s, 7 s.
  */
-export const LEASE_BACKOFF: BackoffPolicy = { initialMs: 100, capMs: 7_000 };
+export const LEASE_BACKOFF: BackoffPolicy = { initialMs: 200, maxMs: 7_000 };
 
 /**
  * Deterministic doubling backoff (no jitter, as upstream: agents fail at different moments, so their retries are
@@ -20,20 +15,15 @@ export const LEASE_BACKOFF: BackoffPolicy = { initialMs: 100, capMs: 7_000 };
  */
 export class Backoff {
   readonly #policy: BackoffPolicy;
-  #current: number;
+  #attempt = 0;
 
   constructor(policy: BackoffPolicy = LEASE_BACKOFF) {
     this.#policy = policy;
-    this.#current = policy.initialMs;
   }
 
   next(err?: unknown): number {
-    this.#current = Math.min(this.#current * 2, this.#policy.capMs);
-    return Math.max(this.#current, retryAfterMs(err) ?? 0);
-  }
-
-  reset(): void {
-    this.#current = this.#policy.initialMs;
+    const wait = backoffCeiling(this.#policy, this.#attempt++);
+    return Math.max(wait, retryAfterMs(err) ?? 0);
   }
 }
 
@@ -72,10 +62,6 @@ export class FailureLog {
     this.#log = log;
     this.#clock = clock;
     this.#what = what;
-  }
-
-  get failing(): boolean {
-    return this.#since !== undefined;
   }
 
   failure(err: unknown, retryHint: string): void {
@@ -124,7 +110,7 @@ export interface RetryOptions {
 export async function retryForever<T>(op: () => Promise<T>, options: RetryOptions): Promise<T> {
   const backoff = new Backoff(options.policy);
   const failures = new FailureLog(options.log, options.clock, options.what);
-  const cap = (options.policy ?? LEASE_BACKOFF).capMs;
+  const cap = (options.policy ?? LEASE_BACKOFF).maxMs;
   for (;;) {
     options.signal.throwIfAborted();
     try {

@@ -3,6 +3,7 @@ import { formatTime, type Clock } from '../core/clock.js';
 import { isReason } from '../core/errors.js';
 import { NODE_LEASE_NAMESPACE, type Lease } from '../core/lease.js';
 import type { Logger } from '../core/logger.js';
+import { objectKey } from '../core/object-key.js';
 import type { Random } from '../core/random.js';
 import { Backoff, FailureLog, retryAfterMs } from './backoff.js';
 import { withDeadline } from './deadline.js';
@@ -56,7 +57,7 @@ export function newNodeLease(nodeName: string, leaseDurationSeconds: number, now
  * on the cached resourceVersion, so a healthy agent costs the API one small write per interval and no read.
  */
 export class LeaseRenewer {
-  readonly #d: LeaseRenewerDeps;
+  readonly #deps: LeaseRenewerDeps;
   readonly #client: ResourceClient<Lease>;
   readonly #failures: FailureLog;
   #latest: Lease | undefined;
@@ -67,12 +68,12 @@ export class LeaseRenewer {
   #stats: RenewalStats = { renewals: 0, renewalFailures: 0 };
 
   constructor(deps: LeaseRenewerDeps) {
-    this.#d = deps;
+    this.#deps = deps;
     this.#client = deps.client.leases(NODE_LEASE_NAMESPACE);
     this.#failures = new FailureLog(
       deps.log,
       deps.clock,
-      `renewing lease ${NODE_LEASE_NAMESPACE}/${deps.config.nodeName}`,
+      `renewing lease ${objectKey({ namespace: NODE_LEASE_NAMESPACE, name: deps.config.nodeName })}`,
     );
   }
 
@@ -82,24 +83,22 @@ export class LeaseRenewer {
     this.#lastRenewTime = lease.spec.renewTime;
   }
 
-  get latest(): Lease | undefined {
-    return this.#latest;
-  }
-
   stats(): RenewalStats {
     return { ...this.#stats };
   }
 
   /** renewInterval × (1 + U[0, 0.04)): between 10.0 s and 10.4 s for a 40 s lease. */
   nextDelayMs(): number {
-    return renewIntervalMs(this.#d.config.leaseDurationSeconds) * (1 + RENEW_JITTER_FACTOR * this.#d.random.next());
+    return (
+      renewIntervalMs(this.#deps.config.leaseDurationSeconds) * (1 + RENEW_JITTER_FACTOR * this.#deps.random.next())
+    );
   }
 
   /** Renews until the signal aborts; each wait is counted from the end of the previous round (sliding). */
   async run(signal: AbortSignal): Promise<void> {
     try {
       for (;;) {
-        await this.#d.clock.sleep(this.nextDelayMs(), signal);
+        await this.#deps.clock.sleep(this.nextDelayMs(), signal);
         await this.sync(signal);
       }
     } catch (err) {
@@ -119,12 +118,12 @@ export class LeaseRenewer {
   async #retryUpdate(base: Lease, signal: AbortSignal): Promise<boolean> {
     let current = base;
     for (let attempt = 0; attempt < MAX_UPDATE_RETRIES; attempt++) {
-      const started = this.#d.clock.monotonic();
+      const started = this.#deps.clock.monotonic();
       try {
         const renewed = await this.#call(signal, 'lease update', (s) =>
           this.#client.update(this.#renewed(current), { signal: s }),
         );
-        this.#succeeded(renewed, this.#d.clock.monotonic() - started);
+        this.#succeeded(renewed, this.#deps.clock.monotonic() - started);
         return true;
       } catch (err) {
         if (signal.aborted) throw err;
@@ -139,7 +138,7 @@ export class LeaseRenewer {
         if (isReason(err, 'NotFound')) return false;
         this.#failed(err);
         const wait = retryAfterMs(err);
-        if (wait !== undefined) await this.#d.clock.sleep(wait, signal);
+        if (wait !== undefined) await this.#deps.clock.sleep(wait, signal);
       }
     }
     return false;
@@ -148,14 +147,14 @@ export class LeaseRenewer {
   /** kubelet backoffEnsureLease: GET, create on NotFound; on failure wait 200 ms, 400 ms, … 7 s, forever. */
   async #backoffEnsure(signal: AbortSignal): Promise<{ lease: Lease; created: boolean }> {
     const backoff = new Backoff();
-    const name = this.#d.config.nodeName;
+    const name = this.#deps.config.nodeName;
     for (;;) {
       try {
         return await this.#ensure(name, signal);
       } catch (err) {
         if (signal.aborted) throw err;
         this.#failed(err);
-        await this.#d.clock.sleep(backoff.next(err), signal);
+        await this.#deps.clock.sleep(backoff.next(err), signal);
       }
     }
   }
@@ -168,14 +167,12 @@ export class LeaseRenewer {
     } catch (err) {
       if (!isReason(err, 'NotFound')) throw err;
     }
-    const started = this.#d.clock.monotonic();
-    const draft = newNodeLease(name, this.#d.config.leaseDurationSeconds, this.#d.clock.now());
+    const started = this.#deps.clock.monotonic();
+    const draft = newNodeLease(name, this.#deps.config.leaseDurationSeconds, this.#deps.clock.now());
     const lease = await this.#call(signal, 'lease create', (s) => this.#client.create(draft, { signal: s }));
-    this.#d.log.info(
-      { lease: `${NODE_LEASE_NAMESPACE}/${name}` },
-      `lease ${NODE_LEASE_NAMESPACE}/${name} was missing; created it again`,
-    );
-    this.#succeeded(lease, this.#d.clock.monotonic() - started);
+    const key = objectKey({ namespace: NODE_LEASE_NAMESPACE, name });
+    this.#deps.log.info({ lease: key }, `lease ${key} was missing; created it again`);
+    this.#succeeded(lease, this.#deps.clock.monotonic() - started);
     return { lease, created: true };
   }
 
@@ -184,15 +181,15 @@ export class LeaseRenewer {
       ...base,
       spec: {
         ...base.spec,
-        leaseDurationSeconds: this.#d.config.leaseDurationSeconds,
-        renewTime: formatTime(this.#d.clock.now()),
+        leaseDurationSeconds: this.#deps.config.leaseDurationSeconds,
+        renewTime: formatTime(this.#deps.clock.now()),
       },
     };
   }
 
   #call<T>(signal: AbortSignal, what: string, call: (s: AbortSignal) => Promise<T>): Promise<T> {
     // The kubelet's heartbeat client times out after one update period; one renew interval here.
-    return withDeadline(this.#d.clock, signal, renewIntervalMs(this.#d.config.leaseDurationSeconds), what, call);
+    return withDeadline(this.#deps.clock, signal, renewIntervalMs(this.#deps.config.leaseDurationSeconds), what, call);
   }
 
   /**
@@ -203,8 +200,8 @@ export class LeaseRenewer {
   #checkForeignRenewal(fresh: Lease): void {
     if (this.#twinReported || this.#lastRenewTime === undefined || fresh.spec.renewTime === this.#lastRenewTime) return;
     this.#twinReported = true;
-    const lease = `${NODE_LEASE_NAMESPACE}/${this.#d.config.nodeName}`;
-    this.#d.log.error(
+    const lease = objectKey({ namespace: NODE_LEASE_NAMESPACE, name: this.#deps.config.nodeName });
+    this.#deps.log.error(
       { lease, holder: fresh.spec.holderIdentity },
       `lease ${lease} was renewed by someone else (holder ${fresh.spec.holderIdentity}) since our last renewal: two agents with one node name would hide each other's death; stop the other agent or give one of them another --node-name`,
     );
@@ -215,13 +212,14 @@ export class LeaseRenewer {
     this.#lastRenewTime = lease.spec.renewTime;
     this.#stats.renewals++;
     this.#stats.lastRenewalLatencyMs = latencyMs;
-    const now = this.#d.clock.monotonic();
+    const now = this.#deps.clock.monotonic();
     // A gap longer than the lease duration with no failure seen means this agent itself was paused (SIGSTOP, a
     // frozen VM): the controller may have marked the node Unknown meanwhile, and only our status post heals it.
     const paused =
-      this.#lastSuccessMono !== undefined && now - this.#lastSuccessMono > this.#d.config.leaseDurationSeconds * 1000;
+      this.#lastSuccessMono !== undefined &&
+      now - this.#lastSuccessMono > this.#deps.config.leaseDurationSeconds * 1000;
     this.#lastSuccessMono = now;
-    if (this.#failures.success() || paused) this.#d.onRecovered?.();
+    if (this.#failures.success() || paused) this.#deps.onRecovered?.();
   }
 
   #failed(err: unknown): void {

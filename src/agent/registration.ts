@@ -4,6 +4,7 @@ import { formatDuration } from '../core/duration.js';
 import { isReason } from '../core/errors.js';
 import { NODE_LEASE_NAMESPACE, type Lease } from '../core/lease.js';
 import type { Logger } from '../core/logger.js';
+import { objectKey } from '../core/object-key.js';
 import { REGION_LABEL, ZONE_LABEL, type Node } from '../core/node.js';
 import { retryForever } from './backoff.js';
 import type { HostProbe } from './host-probe.js';
@@ -112,15 +113,16 @@ export async function inspectLease(deps: RegistrationDeps, signal: AbortSignal):
   const durationMs = first.spec.leaseDurationSeconds * 1000;
   const renewedAt = parseTime(first.spec.renewTime);
   if (Number.isNaN(renewedAt) || renewedAt <= deps.clock.now() - durationMs) return first;
+  const lease = objectKey({ namespace: NODE_LEASE_NAMESPACE, name: deps.config.nodeName });
   deps.log.info(
-    { lease: `${NODE_LEASE_NAMESPACE}/${deps.config.nodeName}`, holder: first.spec.holderIdentity },
-    `lease ${NODE_LEASE_NAMESPACE}/${deps.config.nodeName} was renewed recently by ${first.spec.holderIdentity}; watching it for one renew interval before taking it over`,
+    { lease, holder: first.spec.holderIdentity },
+    `lease ${lease} was renewed recently by ${first.spec.holderIdentity}; watching it for one renew interval before taking it over`,
   );
   await deps.clock.sleep(observeWindowMs(first.spec.leaseDurationSeconds), signal);
   const second = await getLease(deps, signal);
   if (second !== undefined && second.spec.renewTime !== first.spec.renewTime) {
     throw new DuplicateHolderError(
-      `lease ${NODE_LEASE_NAMESPACE}/${deps.config.nodeName} is held by ${second.spec.holderIdentity}, which renewed it within the last ` +
+      `lease ${lease} is held by ${second.spec.holderIdentity}, which renewed it within the last ` +
         `${formatDuration(durationMs)}: two agents with one node name would hide each other's death; stop the other agent or pick another --node-name`,
     );
   }

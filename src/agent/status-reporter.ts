@@ -53,7 +53,7 @@ export interface StatusStats {
  * read instead of GETting the node every tick; a status write carries that resourceVersion and a 409 re-reads.
  */
 export class StatusReporter {
-  readonly #d: StatusReporterDeps;
+  readonly #deps: StatusReporterDeps;
   readonly #failures: FailureLog;
   #node: Node | undefined;
   #report: ReportState = { lastReportAt: undefined, delayAfterChangeMs: 0 };
@@ -63,7 +63,7 @@ export class StatusReporter {
   #stats: StatusStats = { statusPosts: 0, statusPostFailures: 0 };
 
   constructor(deps: StatusReporterDeps) {
-    this.#d = deps;
+    this.#deps = deps;
     this.#failures = new FailureLog(deps.log, deps.clock, `posting status of node ${deps.config.nodeName}`);
   }
 
@@ -87,8 +87,9 @@ export class StatusReporter {
     try {
       for (;;) {
         await this.tick(signal);
-        const period = this.#d.config.nodeStatusUpdateFrequencyMs * (1 + STATUS_JITTER_FACTOR * this.#d.random.next());
-        await this.#d.clock.sleep(period, signal);
+        const period =
+          this.#deps.config.nodeStatusUpdateFrequencyMs * (1 + STATUS_JITTER_FACTOR * this.#deps.random.next());
+        await this.#deps.clock.sleep(period, signal);
       }
     } catch (err) {
       if (signal.aborted) return;
@@ -100,31 +101,31 @@ export class StatusReporter {
   async tick(signal: AbortSignal): Promise<boolean> {
     const node = this.#node;
     if (node === undefined) throw new Error('StatusReporter.tick before adopt(node): register the node first');
-    const mono = this.#d.clock.monotonic();
+    const mono = this.#deps.clock.monotonic();
     if (mono < this.#notBefore) return false;
     const readings = await this.#read(signal);
-    const info = this.#d.host.info();
+    const info = this.#deps.host.info();
     const changed = statusChanged(node.status, this.#desired(node, readings, info));
     const first = this.#report.lastReportAt === undefined;
-    if (!this.#forced && !shouldPost(this.#report, changed, mono, this.#d.config.nodeStatusReportFrequencyMs))
+    if (!this.#forced && !shouldPost(this.#report, changed, mono, this.#deps.config.nodeStatusReportFrequencyMs))
       return false;
     if (!(await this.#post(node, readings, info, signal))) return false;
     this.#forced = false;
     this.#report = {
-      lastReportAt: this.#d.clock.monotonic(),
+      lastReportAt: this.#deps.clock.monotonic(),
       delayAfterChangeMs: nextReportDelay(
         changed || first,
-        this.#d.config.nodeStatusReportFrequencyMs,
-        this.#d.random.next(),
+        this.#deps.config.nodeStatusReportFrequencyMs,
+        this.#deps.random.next(),
       ),
     };
     return true;
   }
 
   #desired(node: Node, readings: HostReadings, info: HostInfo): NodeStatus {
-    const now = formatTime(this.#d.clock.now());
-    const conditions = computeConditions(node.status.conditions, readings, this.#d.config, now);
-    return desiredStatus(node.status, conditions, info, this.#d.config.version);
+    const now = formatTime(this.#deps.clock.now());
+    const conditions = computeConditions(node.status.conditions, readings, this.#deps.config, now);
+    return desiredStatus(node.status, conditions, info, this.#deps.config.version);
   }
 
   /** Up to 5 tries: a 409 re-reads the node and recomputes (kubelet tryUpdateNodeStatus); other errors wait for the next tick. */
@@ -134,7 +135,7 @@ export class StatusReporter {
       try {
         const status = this.#desired(node, readings, info);
         this.#node = await this.#call(signal, 'node status update', (s) =>
-          this.#d.client.nodes.updateStatus({ ...node, status }, { signal: s }),
+          this.#deps.client.nodes.updateStatus({ ...node, status }, { signal: s }),
         );
         this.#stats.statusPosts++;
         this.#failures.success();
@@ -144,9 +145,9 @@ export class StatusReporter {
         try {
           if (isReason(err, 'Conflict'))
             node = await this.#call(signal, 'node get', (s) =>
-              this.#d.client.nodes.get(this.#d.config.nodeName, { signal: s }),
+              this.#deps.client.nodes.get(this.#deps.config.nodeName, { signal: s }),
             );
-          else if (isReason(err, 'NotFound') && this.#d.recreateNode) node = await this.#recreate(signal);
+          else if (isReason(err, 'NotFound') && this.#deps.recreateNode) node = await this.#recreate(signal);
           else throw err;
           this.#node = node;
         } catch (inner) {
@@ -160,27 +161,27 @@ export class StatusReporter {
   }
 
   async #recreate(signal: AbortSignal): Promise<Node> {
-    this.#d.log.warn(
-      { node: this.#d.config.nodeName },
-      `node ${this.#d.config.nodeName} was deleted while its agent runs; registering it again`,
+    this.#deps.log.warn(
+      { node: this.#deps.config.nodeName },
+      `node ${this.#deps.config.nodeName} was deleted while its agent runs; registering it again`,
     );
-    return (this.#d.recreateNode as (signal: AbortSignal) => Promise<Node>)(signal);
+    return (this.#deps.recreateNode as (signal: AbortSignal) => Promise<Node>)(signal);
   }
 
   async #read(signal: AbortSignal): Promise<HostReadings> {
-    const memory = this.#d.host.memory();
+    const memory = this.#deps.host.memory();
     try {
-      const disk = await this.#call(signal, `statfs ${this.#d.config.diskPath}`, () =>
-        this.#d.host.disk(this.#d.config.diskPath),
+      const disk = await this.#call(signal, `statfs ${this.#deps.config.diskPath}`, () =>
+        this.#deps.host.disk(this.#deps.config.diskPath),
       );
       this.#diskFailing = false;
       return { memory, disk };
     } catch (err) {
       if (signal.aborted) throw err;
       if (!this.#diskFailing) {
-        this.#d.log.warn(
-          { path: this.#d.config.diskPath, err: errorMessage(err) },
-          `cannot measure disk ${this.#d.config.diskPath}: ${errorMessage(err)}; reporting DiskPressure Unknown until it can`,
+        this.#deps.log.warn(
+          { path: this.#deps.config.diskPath, err: errorMessage(err) },
+          `cannot measure disk ${this.#deps.config.diskPath}: ${errorMessage(err)}; reporting DiskPressure Unknown until it can`,
         );
       }
       this.#diskFailing = true;
@@ -190,13 +191,13 @@ export class StatusReporter {
 
   #call<T>(signal: AbortSignal, what: string, call: (s: AbortSignal) => Promise<T>): Promise<T> {
     // kubelet: the heartbeat client's timeout is one status update period.
-    return withDeadline(this.#d.clock, signal, this.#d.config.nodeStatusUpdateFrequencyMs, what, call);
+    return withDeadline(this.#deps.clock, signal, this.#deps.config.nodeStatusUpdateFrequencyMs, what, call);
   }
 
   #failed(err: unknown): void {
     this.#stats.statusPostFailures++;
     this.#failures.failure(err, 'trying again at the next status update');
     const wait = retryAfterMs(err);
-    if (wait !== undefined) this.#notBefore = this.#d.clock.monotonic() + wait;
+    if (wait !== undefined) this.#notBefore = this.#deps.clock.monotonic() + wait;
   }
 }

@@ -1,5 +1,6 @@
 import { NODE_LEASE_NAMESPACE } from '../core/lease.js';
-import type { Resource } from '../core/kinds.js';
+import { KIND_OF, type Resource } from '../core/kinds.js';
+import { objectKey } from '../core/object-key.js';
 import { EXCLUDE_DISRUPTION_LABEL } from '../core/node.js';
 
 export const MASTERS_GROUP = 'system:masters';
@@ -52,7 +53,9 @@ export function nodeNameOf(subject: Subject): string | undefined {
 function describe(attrs: RequestAttributes, name: string | undefined): string {
   const sub = attrs.subresource === undefined ? '' : `/${attrs.subresource}`;
   if (name === undefined) return `${attrs.resource}${sub}`;
-  const full = attrs.resource === 'leases' ? `${attrs.namespace ?? NODE_LEASE_NAMESPACE}/${name}` : name;
+  const full = KIND_OF[attrs.resource].namespaced
+    ? objectKey({ namespace: attrs.namespace ?? NODE_LEASE_NAMESPACE, name })
+    : name;
   return `${attrs.resource}${sub} "${full}"`;
 }
 
@@ -144,7 +147,7 @@ function authorizeNode(node: string, attrs: RequestAttributes, who: string, befo
       const namespace = attrs.namespace ?? NODE_LEASE_NAMESPACE;
       if (namespace === NODE_LEASE_NAMESPACE && name === node) return ALLOW;
       return deny(
-        `user "${who}" may not ${attrs.verb} ${describe(attrs, name)}: nodes may only write their own Lease (${NODE_LEASE_NAMESPACE}/${node})`,
+        `user "${who}" may not ${attrs.verb} ${describe(attrs, name)}: nodes may only write their own Lease (${objectKey({ namespace: NODE_LEASE_NAMESPACE, name: node })})`,
       );
     }
     case 'events': {

@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.js';
-import { BadRequestError, ServiceUnavailableError } from '../core/errors.js';
+import { BadRequestError, shuttingDownError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import { Registry } from '../registry/registry.js';
@@ -18,7 +18,7 @@ import { serverOptions, type ServerTimeouts, type TlsFiles } from './server-opti
 import { installStatusErrors, sendStatusError } from './status-errors.js';
 import type { TokenAuthenticator } from './token-authenticator.js';
 import { WatchQuota } from './watch-quota.js';
-import { WatchStreams } from './watch-stream.js';
+import { WatchStreams } from './ndjson-watch.js';
 import { registerUiRoutes } from './ui-routes.js';
 import { registerZoneRoutes } from './zone-routes.js';
 
@@ -95,18 +95,13 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
 
   const registry = deps.registry ?? new Registry({ store: deps.store, clock: deps.clock, random: deps.random, log });
   const metrics = deps.metrics ?? new ApiMetrics();
-  const watches = new WatchStreams({ clock: deps.clock, metrics });
+  const watches = new WatchStreams({ clock: deps.clock, metrics, store: registry.store });
   const state: HealthState = { notReady: false };
   let closing = false;
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (closing && request.url.startsWith('/api/')) {
-      return sendStatusError(
-        reply,
-        new ServiceUnavailableError('the server is shutting down: retry against another server', {
-          retryAfterSeconds: 1,
-        }),
-      );
+      return sendStatusError(reply, shuttingDownError());
     }
     return undefined;
   });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ServiceUnavailableError } from '../core/errors.js';
+import { ServiceUnavailableError, shuttingDownError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
 import type { ApiMetrics } from './metrics.js';
 
@@ -20,8 +20,7 @@ export interface HealthDeps {
 export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): void {
   app.get('/healthz', (_request, reply) => reply.type('text/plain; charset=utf-8').send('ok'));
   app.get('/readyz', async (_request, reply) => {
-    if (deps.state.notReady)
-      throw new ServiceUnavailableError('the server is shutting down: send requests to another server');
+    if (deps.state.notReady) throw shuttingDownError();
     try {
       // The cheapest read that fails when the store is closed or its database is gone.
       await deps.store.currentRevision();

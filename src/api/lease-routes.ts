@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NODE_LEASE_NAMESPACE } from '../core/lease.js';
 import type { LeaseRegistry } from '../registry/lease-registry.js';
-import { encodedJson } from '../store/encoded-json.js';
+import type { Store } from '../store/store.js';
 import {
   deleteOptions,
   listOrWatch,
@@ -23,6 +23,8 @@ function namespaceOf(request: NsRequest): string {
  * few seconds), so it does one parse, one read and one write, and nothing else.
  */
 function handlers(ctx: RouteContext, leases: LeaseRegistry) {
+  const { store } = ctx.registry;
+  const sendObject = (reply: FastifyReply, obj: object): FastifyReply => sendStored(store, reply, obj);
   return {
     list: (request: NsRequest, reply: FastifyReply) => listOrWatch(ctx, 'leases', request, reply, namespaceOf(request)),
     create: async (request: NsRequest, reply: FastifyReply) => {
@@ -39,8 +41,8 @@ function handlers(ctx: RouteContext, leases: LeaseRegistry) {
 }
 
 /** Sends a stored object as the JSON text the store already built for it (the same bytes fastify would send). */
-function sendObject(reply: FastifyReply, obj: object): FastifyReply {
-  const json = encodedJson(obj);
+function sendStored(store: Pick<Store, 'encodedJson'>, reply: FastifyReply, obj: object): FastifyReply {
+  const json = store.encodedJson(obj);
   return json === undefined ? reply.send(obj) : reply.type('application/json; charset=utf-8').send(json);
 }
 

@@ -58,7 +58,3 @@ export class ApiMetrics {
     this.commitDuration.observe(durationMs / 1000);
   };
 }
-
-export function createApiMetrics(options?: ApiMetricsOptions): ApiMetrics {
-  return new ApiMetrics(options);
-}

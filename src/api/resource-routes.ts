@@ -3,7 +3,7 @@ import { BadRequestError } from '../core/errors.js';
 import { KIND_OF, type Resource } from '../core/kinds.js';
 import type { Registry } from '../registry/registry.js';
 import type { DeleteOptions } from '../registry/registry-context.js';
-import type { WatchStreams } from './watch-stream.js';
+import type { WatchStreams } from './ndjson-watch.js';
 
 /** What every routes file needs. */
 export interface RouteContext {

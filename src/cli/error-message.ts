@@ -1,23 +1,17 @@
+import { isNetworkErrorCode } from '../client/network-errors.js';
 import { isAbortError } from '../core/clock.js';
-import { ShepherdError } from '../core/errors.js';
+import { isReason, ShepherdError } from '../core/errors.js';
 import { CliError } from './cli-context.js';
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ETIMEDOUT',
-  'EPIPE',
-]);
-
-/** True when the error (or one of its causes) is a socket-level failure: nothing answered at the address. */
+/**
+ * True when the error (or one of its causes) is a socket-level failure, or the client's ServiceUnavailable
+ * wrapping one (client/network-errors.ts): nothing answered at the address.
+ */
 export function isConnectionError(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('UND_ERR_CONNECT'))) return true;
-    if (e.name === 'ServiceUnavailableError' && e.cause !== undefined) return true;
+    if (typeof code === 'string' && isNetworkErrorCode(code)) return true;
+    if (isReason(e, 'ServiceUnavailable') && e.cause !== undefined) return true;
   }
   return false;
 }

@@ -169,9 +169,11 @@ function addListCommands(program: Command, run: Runner): void {
   ] as const) {
     const cmd = program.command(name).description(`same as "get ${name}"`).argument('[names...]', `only these ${name}`);
     if (alias) cmd.alias(alias);
-    addListFlags(cmd, { namespace: resource === 'leases' }).action(async (names: string[], f: GetFlags, c: Command) => {
-      await run(c, (deps, server) => runGet(deps, getOptions(resource, names, f, server)), f.watch);
-    });
+    addListFlags(cmd, { namespace: KIND_OF[resource].namespaced }).action(
+      async (names: string[], f: GetFlags, c: Command) => {
+        await run(c, (deps, server) => runGet(deps, getOptions(resource, names, f, server)), f.watch);
+      },
+    );
   }
 
   addListFlags(

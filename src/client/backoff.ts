@@ -1,6 +1,8 @@
 import type { Random } from '../core/random.js';
 
+/** Every backoff of the clients and the agent: delays double from `initialMs` up to `maxMs`. */
 export interface BackoffPolicy {
+  /** The first delay (the ceiling of the first, for the jittered ones). */
   initialMs: number;
   maxMs: number;
 }
@@ -10,7 +12,7 @@ export interface BackoffPolicy {
  * Spreads the retries of many clients that failed together, so a restarted server is not stampeded.
  */
 export function fullJitterDelay(policy: BackoffPolicy, attempt: number, random: Random): number {
-  return Math.floor(random.next() * ceilingFor(policy, attempt));
+  return Math.floor(random.next() * backoffCeiling(policy, attempt));
 }
 
 /**
@@ -28,7 +30,7 @@ export class ReconnectBackoff {
   }
 
   next(): number {
-    const ceiling = ceilingFor(this.#policy, this.#attempt);
+    const ceiling = backoffCeiling(this.#policy, this.#attempt);
     this.#attempt++;
     return Math.floor(ceiling / 2 + (this.#random.next() * ceiling) / 2);
   }
@@ -38,7 +40,8 @@ export class ReconnectBackoff {
   }
 }
 
-function ceilingFor(policy: BackoffPolicy, attempt: number): number {
+/** The delay of retry `attempt` (from 0) before any jitter: initialMs·2^attempt, at most maxMs. */
+export function backoffCeiling(policy: BackoffPolicy, attempt: number): number {
   // 2^attempt overflows to Infinity long before it matters; Math.min keeps it at maxMs.
   return Math.min(policy.maxMs, policy.initialMs * 2 ** Math.max(0, attempt));
 }

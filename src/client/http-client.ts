@@ -20,6 +20,7 @@ import type {
   Writable,
 } from './api-client.js';
 import { HttpTransport } from './http-transport.js';
+import { LeaseClients } from './lease-clients.js';
 import { ndjsonLines, parseWatchLine } from './ndjson.js';
 import { classifyNetworkError } from './network-errors.js';
 
@@ -49,7 +50,14 @@ export class HttpApiClient implements ApiClient {
   readonly events: ResourceClient<Event>;
   readonly zones: ResourceClient<Zone>;
   readonly #transport: HttpTransport;
-  readonly #leases = new Map<string, ResourceClient<Lease>>();
+  // Node leases use the short path every server serves; other namespaces the namespaced one.
+  readonly #leases = new LeaseClients((namespace) => {
+    const base =
+      namespace === NODE_LEASE_NAMESPACE
+        ? '/api/v1/leases'
+        : `/api/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+    return new HttpResourceClient<Lease>(this.#transport, base);
+  });
 
   constructor(options: HttpClientOptions) {
     if (options.addresses.length === 0) throw new Error('HttpApiClient needs at least one API address (--api-addr)');
@@ -74,18 +82,8 @@ export class HttpApiClient implements ApiClient {
     this.zones = new HttpResourceClient<Zone>(this.#transport, '/api/v1/zones');
   }
 
-  leases(namespace: string = NODE_LEASE_NAMESPACE): ResourceClient<Lease> {
-    let client = this.#leases.get(namespace);
-    if (!client) {
-      // Node leases use the short path every server serves; other namespaces the namespaced one.
-      const base =
-        namespace === NODE_LEASE_NAMESPACE
-          ? '/api/v1/leases'
-          : `/api/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
-      client = new HttpResourceClient<Lease>(this.#transport, base);
-      this.#leases.set(namespace, client);
-    }
-    return client;
+  leases(namespace?: string): ResourceClient<Lease> {
+    return this.#leases.get(namespace);
   }
 
   version(options?: RequestOptions): Promise<VersionInfo> {

@@ -47,7 +47,7 @@ type Attempt<T> =
  * connection failed before the request could be sent.
  */
 export class HttpTransport {
-  readonly #o: TransportOptions;
+  readonly #options: TransportOptions;
   readonly #agent: Agent;
   /** The address that answered last: calls stick to it until it fails. */
   #current = 0;
@@ -57,7 +57,7 @@ export class HttpTransport {
 
   constructor(options: TransportOptions) {
     if (options.addresses.length === 0) throw new Error('HttpTransport needs at least one API address');
-    this.#o = options;
+    this.#options = options;
     this.#agent = new Agent({
       keepAliveTimeout: 10_000,
       ...(options.ca === undefined ? {} : { connect: { ca: options.ca } }),
@@ -65,8 +65,8 @@ export class HttpTransport {
   }
 
   async request<T>(req: HttpRequest): Promise<T> {
-    const { maxAttempts, initialBackoffMs, maxBackoffMs } = this.#o.retry;
-    const n = this.#o.addresses.length;
+    const { maxAttempts, initialBackoffMs, maxBackoffMs } = this.#options.retry;
+    const n = this.#options.addresses.length;
     const tried = new Set<number>();
     for (let failures = 0; ;) {
       const index = this.#current;
@@ -85,14 +85,14 @@ export class HttpTransport {
       const jitter = fullJitterDelay(
         { initialMs: initialBackoffMs, maxMs: maxBackoffMs },
         failures - 1,
-        this.#o.random,
+        this.#options.random,
       );
       const delayMs = Math.max(jitter, attempt.retryAfterMs ?? 0);
-      this.#o.log.debug(
+      this.#options.log.debug(
         { method: req.method, path: req.path, attempt: failures, delayMs, reason: attempt.error.reason },
         `retrying ${req.method} ${req.path} in ${delayMs}ms: ${attempt.error.message}`,
       );
-      await this.#o.clock.sleep(delayMs, req.signal);
+      await this.#options.clock.sleep(delayMs, req.signal);
     }
   }
 
@@ -101,10 +101,10 @@ export class HttpTransport {
    * address at once, so a watch that is resumed later starts on an address that answered.
    */
   async openStream(req: HttpRequest): Promise<OpenStream> {
-    const n = this.#o.addresses.length;
+    const n = this.#options.addresses.length;
     for (let i = 0; ; i++) {
       const index = this.#current;
-      const base = this.#o.addresses[index]!;
+      const base = this.#options.addresses[index]!;
       try {
         const res = await this.#send(base, req, 0);
         if (res.statusCode >= 400) throw errorFromResponse(res.statusCode, await res.body.text(), req, base);
@@ -114,7 +114,7 @@ export class HttpTransport {
         return { body, base, address: describeAddress(base) };
       } catch (err) {
         if (req.signal?.aborted || err instanceof ShepherdError) throw err;
-        const failure = classifyNetworkError(err, base, this.#o.requestTimeoutMs);
+        const failure = classifyNetworkError(err, base, this.#options.requestTimeoutMs);
         if (!failure.connection || i + 1 >= n) throw failure.error;
         this.#current = (index + 1) % n;
       }
@@ -136,14 +136,14 @@ export class HttpTransport {
   }
 
   async #attempt<T>(index: number, req: HttpRequest): Promise<Attempt<T>> {
-    const base = this.#o.addresses[index]!;
+    const base = this.#options.addresses[index]!;
     const idempotent = req.method !== 'POST';
     let res: Dispatcher.ResponseData;
     try {
-      res = await this.#send(base, req, this.#o.requestTimeoutMs);
+      res = await this.#send(base, req, this.#options.requestTimeoutMs);
     } catch (err) {
       if (req.signal?.aborted) throw err;
-      const f = classifyNetworkError(err, base, this.#o.requestTimeoutMs);
+      const f = classifyNetworkError(err, base, this.#options.requestTimeoutMs);
       const retryable = f.connection && (idempotent || !f.maybeSent);
       return { ok: false, error: f.error, retryable, failover: f.connection, retryAfterMs: undefined };
     }
@@ -151,7 +151,7 @@ export class HttpTransport {
     if (res.statusCode < 400) return { ok: true, value: parseBody<T>(text, req, base) };
     const overloaded = res.statusCode === 429 || res.statusCode === 503;
     const parsed = errorFromResponse(res.statusCode, text, req, base);
-    const retryAfterMs = retryAfter(res.headers['retry-after'], parsed, this.#o.clock.now());
+    const retryAfterMs = retryAfter(res.headers['retry-after'], parsed, this.#options.clock.now());
     const error = overloaded ? withRetryAfter(parsed, retryAfterMs) : parsed;
     // A 503 (store not open, shutting down) is that server's trouble: another address may serve at once.
     // A 429 is the cluster's rate limit, which another server would apply too.
@@ -159,8 +159,8 @@ export class HttpTransport {
   }
 
   #send(base: URL, req: HttpRequest, timeoutMs: number): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#o.userAgent };
-    if (this.#o.token !== undefined) headers.authorization = `Bearer ${this.#o.token}`;
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#options.userAgent };
+    if (this.#options.token !== undefined) headers.authorization = `Bearer ${this.#options.token}`;
     let body: string | undefined;
     if (req.body !== undefined) {
       body = JSON.stringify(req.body);
@@ -175,7 +175,7 @@ export class HttpTransport {
       headers,
       body: body ?? null,
       signal: req.signal ?? null,
-      headersTimeout: this.#o.requestTimeoutMs,
+      headersTimeout: this.#options.requestTimeoutMs,
       bodyTimeout: timeoutMs,
     });
   }

@@ -2,7 +2,7 @@ import { abortError, isAbortError, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
 import type { ObjectList, ResourceClient, WatchEvent } from './api-client.js';
-import { ReconnectBackoff } from './backoff.js';
+import { ReconnectBackoff, type BackoffPolicy } from './backoff.js';
 import type { ObjectCache } from './object-cache.js';
 import { watchWithResume } from './watch-resume.js';
 
@@ -11,11 +11,11 @@ export interface InformerOptions<T> {
   clock: Clock;
   log: Logger;
   random?: Random;
-  /** The name, or `namespace/name` for leases. */
+  /** The cache key of an object: `keyOf(resource, obj)` (core/kinds.ts). */
   keyOf: (obj: T) => string;
   labelSelector?: string;
   /** Reconnect backoff; default 1 s → 30 s, doubling, with jitter. */
-  backoff?: { initialMs?: number; maxMs?: number };
+  backoff?: Partial<BackoffPolicy>;
   /** For logs. */
   name?: string;
 }
@@ -34,7 +34,7 @@ type Meta = { metadata: { name: string; namespace?: string; resourceVersion: str
  * the lease circuit breaker notice a stale cache.
  */
 export class Informer<T extends Meta> implements ObjectCache<T> {
-  readonly #o: InformerOptions<T>;
+  readonly #options: InformerOptions<T>;
   readonly #log: Logger;
   readonly #cache = new Map<string, T>();
   readonly #handlers = new Set<InformerHandler<T>>();
@@ -50,16 +50,19 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
   #sorted: { keys: string[]; objects: T[] } | undefined;
 
   constructor(options: InformerOptions<T>) {
-    this.#o = options;
+    this.#options = options;
     this.#log = options.log.child({ informer: options.name ?? 'informer' });
   }
 
   /** Runs until the signal aborts (then resolves). */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.#running) throw new Error(`informer ${this.#o.name ?? ''} is already running`);
+    if (this.#running) throw new Error(`informer ${this.#options.name ?? ''} is already running`);
     this.#running = true;
-    const policy = { initialMs: this.#o.backoff?.initialMs ?? 1_000, maxMs: this.#o.backoff?.maxMs ?? 30_000 };
-    const random = this.#o.random ?? systemRandom;
+    const policy = {
+      initialMs: this.#options.backoff?.initialMs ?? 1_000,
+      maxMs: this.#options.backoff?.maxMs ?? 30_000,
+    };
+    const random = this.#options.random ?? systemRandom;
     const backoff = new ReconnectBackoff(policy, random);
     try {
       while (!signal.aborted) {
@@ -70,7 +73,7 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
           const delayMs = backoff.next();
           this.#log.warn({ err, delayMs }, `list and watch failed; retrying in ${delayMs}ms`);
           try {
-            await this.#o.clock.sleep(delayMs, signal);
+            await this.#options.clock.sleep(delayMs, signal);
           } catch (sleepErr) {
             if (signal.aborted || isAbortError(sleepErr)) return;
             throw sleepErr;
@@ -135,12 +138,8 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
     };
   }
 
-  async #listAndWatch(
-    signal: AbortSignal,
-    policy: { initialMs: number; maxMs: number },
-    random: Random,
-  ): Promise<void> {
-    const { client, labelSelector } = this.#o;
+  async #listAndWatch(signal: AbortSignal, policy: BackoffPolicy, random: Random): Promise<void> {
+    const { client, labelSelector } = this.#options;
     const selector = labelSelector === undefined ? {} : { labelSelector };
     const list = await client.list({ ...selector, signal });
     this.#replace(list);
@@ -150,18 +149,18 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
       allowWatchBookmarks: true,
       onRelist: (l) => this.#replace(l),
       signal,
-      clock: this.#o.clock,
+      clock: this.#options.clock,
       random,
       log: this.#log,
       backoff: policy,
-      keyOf: this.#o.keyOf,
+      keyOf: this.#options.keyOf,
     });
     for await (const ev of events) this.#apply(ev);
   }
 
   /** Swaps the cache for a list (initial list or relist after Gone) and emits the difference in key order. */
   #replace(list: ObjectList<T>): void {
-    const fresh = new Map(list.items.map((o) => [this.#o.keyOf(o), o]));
+    const fresh = new Map(list.items.map((o) => [this.#options.keyOf(o), o]));
     const old = new Map(this.#cache);
     this.#cache.clear();
     this.#sorted = undefined;
@@ -184,7 +183,7 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
       this.#lastSyncRV = ev.object.metadata.resourceVersion;
       return;
     }
-    const key = this.#o.keyOf(ev.object);
+    const key = this.#options.keyOf(ev.object);
     const old = this.#cache.get(key);
     if (ev.type === 'DELETED') this.#cache.delete(key);
     else this.#cache.set(key, ev.object);
@@ -209,7 +208,7 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
       try {
         handler(type, obj, old);
       } catch (err) {
-        this.#log.error({ err, type, key: this.#o.keyOf(obj) }, 'informer event handler threw; continuing');
+        this.#log.error({ err, type, key: this.#options.keyOf(obj) }, 'informer event handler threw; continuing');
       }
     }
   }

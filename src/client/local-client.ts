@@ -1,6 +1,6 @@
 import { isAbortError } from '../core/clock.js';
 import type { Event } from '../core/event.js';
-import { NODE_LEASE_NAMESPACE, type Lease } from '../core/lease.js';
+import type { Lease } from '../core/lease.js';
 import type { Resource, ResourceTypes } from '../core/kinds.js';
 import { KIND_OF } from '../core/kinds.js';
 import type { Node } from '../core/node.js';
@@ -18,6 +18,7 @@ import type {
   WatchRequest,
   Writable,
 } from './api-client.js';
+import { LeaseClients } from './lease-clients.js';
 
 export interface LocalApiClientDeps {
   registry: Registry;
@@ -138,7 +139,21 @@ export class LocalApiClient implements ApiClient {
   readonly events: ResourceClient<Event>;
   readonly zones: ResourceClient<Zone>;
   readonly #deps: LocalApiClientDeps;
-  readonly #leases = new Map<string, ResourceClient<Lease>>();
+  readonly #leases = new LeaseClients((namespace) => {
+    const { registry } = this.#deps;
+    const leases = registry.leases;
+    return new LocalResourceClient(
+      registry,
+      'leases',
+      {
+        get: (name) => leases.get(namespace, name),
+        create: (body) => leases.create(namespace, body),
+        update: (name, body) => leases.update(namespace, name, body),
+        delete: (name) => leases.delete(namespace, name),
+      },
+      namespace,
+    );
+  });
 
   constructor(deps: LocalApiClientDeps) {
     this.#deps = deps;
@@ -158,24 +173,8 @@ export class LocalApiClient implements ApiClient {
     });
   }
 
-  leases(namespace: string = NODE_LEASE_NAMESPACE): ResourceClient<Lease> {
-    let client = this.#leases.get(namespace);
-    if (client === undefined) {
-      const leases = this.#deps.registry.leases;
-      client = new LocalResourceClient(
-        this.#deps.registry,
-        'leases',
-        {
-          get: (name) => leases.get(namespace, name),
-          create: (body) => leases.create(namespace, body),
-          update: (name, body) => leases.update(namespace, name, body),
-          delete: (name) => leases.delete(namespace, name),
-        },
-        namespace,
-      );
-      this.#leases.set(namespace, client);
-    }
-    return client;
+  leases(namespace?: string): ResourceClient<Lease> {
+    return this.#leases.get(namespace);
   }
 
   async version(): Promise<VersionInfo> {

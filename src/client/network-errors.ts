@@ -1,23 +1,28 @@
 import { ServiceUnavailableError, ShepherdError } from '../core/errors.js';
 
 /** Failures before any byte of the request left: safe to retry even for POST. */
-const CONNECT_PHASE: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
-};
+const CONNECT_PHASE = new Map([
+  ['ECONNREFUSED', 'connection refused'],
+  ['ENOTFOUND', 'host not found'],
+  ['EAI_AGAIN', 'host name lookup failed'],
+  ['EHOSTUNREACH', 'host unreachable'],
+  ['ENETUNREACH', 'network unreachable'],
+  ['UND_ERR_CONNECT_TIMEOUT', 'connect timed out'],
+]);
 
 /** Failures after the request may have been sent: retried only for idempotent methods. */
-const MID_REQUEST: Record<string, string> = {
-  ECONNRESET: 'connection reset',
-  EPIPE: 'connection broken',
-  ETIMEDOUT: 'connection timed out',
-  UND_ERR_SOCKET: 'connection closed by the server',
-  UND_ERR_CLOSED: 'connection closed',
-};
+const MID_REQUEST = new Map([
+  ['ECONNRESET', 'connection reset'],
+  ['EPIPE', 'connection broken'],
+  ['ETIMEDOUT', 'connection timed out'],
+  ['UND_ERR_SOCKET', 'connection closed by the server'],
+  ['UND_ERR_CLOSED', 'connection closed'],
+]);
+
+/** The one list of socket-level failure codes (Node's and undici's): nothing answered, or the connection broke. */
+export function isNetworkErrorCode(code: string): boolean {
+  return CONNECT_PHASE.has(code) || MID_REQUEST.has(code);
+}
 
 const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
@@ -45,11 +50,13 @@ export function classifyNetworkError(err: unknown, base: URL, timeoutMs: number)
   if (err instanceof ShepherdError) return { error: err, connection: false, maybeSent: true };
   const address = describeAddress(base);
   const code = errorCode(err);
-  if (code !== undefined && CONNECT_PHASE[code] !== undefined) {
-    return { error: unreachable(address, CONNECT_PHASE[code], err), connection: true, maybeSent: false };
+  const beforeSending = code === undefined ? undefined : CONNECT_PHASE.get(code);
+  if (beforeSending !== undefined) {
+    return { error: unreachable(address, beforeSending, err), connection: true, maybeSent: false };
   }
-  if (code !== undefined && MID_REQUEST[code] !== undefined) {
-    return { error: unreachable(address, MID_REQUEST[code], err), connection: true, maybeSent: true };
+  const midRequest = code === undefined ? undefined : MID_REQUEST.get(code);
+  if (midRequest !== undefined) {
+    return { error: unreachable(address, midRequest, err), connection: true, maybeSent: true };
   }
   if (code !== undefined && TIMEOUTS.has(code)) {
     const error = new ShepherdError(

@@ -3,7 +3,7 @@
  * directly), so a stale watch is visible to the lease circuit breaker.
  */
 export interface ObjectCache<T> {
-  /** By key: the name, or `namespace/name` for leases. */
+  /** By key (core/object-key.ts): `namespace/name` for a namespaced kind, the name otherwise. */
   get(key: string): T | undefined;
   /** Every cached object, sorted by key. */
   list(): T[];

@@ -1,9 +1,10 @@
 import { isAbortError, systemClock, type Clock } from '../core/clock.js';
 import { GoneError, ShepherdError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
+import { objectKey } from '../core/object-key.js';
 import { systemRandom, type Random } from '../core/random.js';
 import type { ObjectList, ResourceClient, WatchEvent } from './api-client.js';
-import { ReconnectBackoff } from './backoff.js';
+import { ReconnectBackoff, type BackoffPolicy } from './backoff.js';
 
 export interface Versioned {
   metadata: { name: string; namespace?: string; resourceVersion: string };
@@ -28,7 +29,7 @@ export interface WatchResumeOptions<T> {
   random?: Random;
   log?: Logger;
   /** Reconnect backoff; default 1 s → 30 s, doubling, with jitter. */
-  backoff?: { initialMs?: number; maxMs?: number };
+  backoff?: Partial<BackoffPolicy>;
 }
 
 /** Errors worth waiting out: the server is unreachable, overloaded or failing; anything else is the caller's. */
@@ -43,7 +44,7 @@ export function isTransientError(err: unknown): boolean {
 }
 
 export function defaultKeyOf(obj: Versioned): string {
-  return obj.metadata.namespace === undefined ? obj.metadata.name : `${obj.metadata.namespace}/${obj.metadata.name}`;
+  return objectKey(obj.metadata);
 }
 
 /**

@@ -12,10 +12,18 @@ export function durationFlag(value: string): number {
   }
 }
 
-export function positiveNumberFlag(value: string): number {
+/** A number >= 0 (a rate where 0 means "never", as --node-eviction-rate). */
+export function nonNegativeNumberFlag(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0)
     throw new InvalidArgumentError('must be a non-negative number');
+  return n;
+}
+
+/** A number > 0. */
+export function positiveNumberFlag(value: string): number {
+  const n = nonNegativeNumberFlag(value);
+  if (n === 0) throw new InvalidArgumentError('must be a positive number');
   return n;
 }
 

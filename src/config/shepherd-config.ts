@@ -1,4 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+} from '../controller/leader-election.js';
+import { defaultNodeLifecycleConfig as NLC } from '../controller/node-lifecycle/config.js';
 import { formatDuration } from '../core/duration.js';
 import {
   collectAddresses,
@@ -6,6 +12,7 @@ import {
   fractionFlag,
   intFlag,
   keyValueList,
+  nonNegativeNumberFlag,
   parseListen,
   positiveNumberFlag,
 } from './flag-parsers.js';
@@ -182,17 +189,17 @@ export function buildShepherdCommand(version: string): Command {
     )
     .addOption(
       new Option('--leader-elect-lease-duration <duration>', 'how long followers wait after the leader stops renewing')
-        .default(15_000, d(15_000))
+        .default(DEFAULT_LEASE_DURATION_MS, d(DEFAULT_LEASE_DURATION_MS))
         .argParser(durationFlag),
     )
     .addOption(
       new Option('--leader-elect-renew-deadline <duration>', 'the leader steps down if it cannot renew for this long')
-        .default(10_000, d(10_000))
+        .default(DEFAULT_RENEW_DEADLINE_MS, d(DEFAULT_RENEW_DEADLINE_MS))
         .argParser(durationFlag),
     )
     .addOption(
       new Option('--leader-elect-retry-period <duration>', 'between attempts to acquire or renew leadership')
-        .default(2_000, d(2_000))
+        .default(DEFAULT_RETRY_PERIOD_MS, d(DEFAULT_RETRY_PERIOD_MS))
         .argParser(durationFlag),
     );
 
@@ -248,7 +255,7 @@ export function buildShepherdCommand(version: string): Command {
   cmd
     .addOption(
       new Option('--node-monitor-period <duration>', 'time between node health passes')
-        .default(5_000, d(5_000))
+        .default(NLC.nodeMonitorPeriodMs, d(NLC.nodeMonitorPeriodMs))
         .argParser(durationFlag),
     )
     .addOption(
@@ -256,33 +263,33 @@ export function buildShepherdCommand(version: string): Command {
         '--node-monitor-grace-period <duration>',
         'silence after which a node with a Ready condition is marked Unknown',
       )
-        .default(50_000, d(50_000))
+        .default(NLC.nodeMonitorGracePeriodMs, d(NLC.nodeMonitorGracePeriodMs))
         .argParser(durationFlag),
     )
     .addOption(
       new Option('--node-startup-grace-period <duration>', 'grace for a node that never posted a Ready condition')
-        .default(60_000, d(60_000))
+        .default(NLC.nodeStartupGracePeriodMs, d(NLC.nodeStartupGracePeriodMs))
         .argParser(durationFlag),
     )
     .addOption(
       new Option('--node-eviction-rate <nodes/s>', 'NoExecute taints per second per healthy zone')
-        .default(0.1)
-        .argParser(positiveNumberFlag),
+        .default(NLC.nodeEvictionRate)
+        .argParser(nonNegativeNumberFlag),
     )
     .addOption(
       new Option(
         '--secondary-node-eviction-rate <nodes/s>',
         'taint rate in a partially disrupted zone larger than --large-cluster-size-threshold',
       )
-        .default(0.01)
-        .argParser(positiveNumberFlag),
+        .default(NLC.secondaryNodeEvictionRate)
+        .argParser(nonNegativeNumberFlag),
     )
     .addOption(
       new Option(
         '--large-cluster-size-threshold <nodes>',
         'zones up to this size stop tainting when partially disrupted',
       )
-        .default(50)
+        .default(NLC.largeClusterSizeThreshold)
         .argParser(intFlag),
     )
     .addOption(
@@ -290,7 +297,7 @@ export function buildShepherdCommand(version: string): Command {
         '--unhealthy-zone-threshold <fraction>',
         'not-ready fraction (and at least 3 nodes) that makes a zone PartialDisruption',
       )
-        .default(0.55)
+        .default(NLC.unhealthyZoneThreshold)
         .argParser(fractionFlag),
     )
     .addOption(

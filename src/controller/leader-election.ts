@@ -1,9 +1,9 @@
-import { hostname } from 'node:os';
 import type { ApiClient, ResourceClient } from '../client/api-client.js';
 import { formatTime, isAbortError, type Clock } from '../core/clock.js';
 import { InvalidError, isReason } from '../core/errors.js';
 import { SYSTEM_NAMESPACE, type Lease, type LeaseSpec } from '../core/lease.js';
 import type { Logger } from '../core/logger.js';
+import { objectKey } from '../core/object-key.js';
 import { systemRandom, type Random } from '../core/random.js';
 
 /** client-go leaderelection, with the kube-controller-manager flag defaults (--leader-elect-*). */
@@ -38,15 +38,12 @@ export interface LeaderElectionDeps {
 }
 
 export const LEADER_ELECTION_LEASE_NAME = 'shepherd-node-lifecycle-controller';
+/** The --leader-elect-* defaults (kube-controller-manager's). */
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
 export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
 export const DEFAULT_RETRY_PERIOD_MS = 2_000;
 /** client-go's JitterFactor: acquire retries wait retryPeriod × (1 + up to 1.2). */
 export const JITTER_FACTOR = 1.2;
-
-export function defaultIdentity(): string {
-  return `${hostname()}_${process.pid}`;
-}
 
 /** client-go's NewLeaderElector checks, so a misconfiguration fails at start, not during a failover. */
 export function validateLeaderElectionConfig(c: LeaderElectionConfig): void {
@@ -97,7 +94,7 @@ export class LeaderElector {
   }
 
   get leaseRef(): string {
-    return `${this.#namespace}/${this.#name}`;
+    return objectKey({ namespace: this.#namespace, name: this.#name });
   }
 
   /** True when the last lease we saw or wrote names us. */

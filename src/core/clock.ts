@@ -19,8 +19,22 @@ export function abortError(signal?: AbortSignal): Error {
   return err;
 }
 
+/**
+ * An abort (AbortSignal.abort, or AbortSignal.timeout's TimeoutError). Node throws these as DOMExceptions whose
+ * `name` is the only thing that tells them apart, so here, and only here, the name is what we branch on.
+ */
 export function isAbortError(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
+}
+
+/** Resolves when `event` settles or after `ms` on `clock`, whichever comes first; the timer never outlives it. */
+export async function waitAtMost(clock: Clock, event: Promise<unknown>, ms: number): Promise<void> {
+  const timer = new AbortController();
+  try {
+    await Promise.race([event, clock.sleep(ms, timer.signal).catch(() => undefined)]);
+  } finally {
+    timer.abort();
+  }
 }
 
 export const systemClock: Clock = {

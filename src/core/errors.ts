@@ -128,6 +128,28 @@ export class InternalError extends ShepherdError {
   }
 }
 
+/** A watch from before the oldest revision the store still keeps (etcd: "required revision has been compacted"). */
+export function tooOldResourceVersionError(from: number, oldest: number): GoneError {
+  return new GoneError(`too old resource version: ${from} (oldest ${oldest})`);
+}
+
+/** A watch from a revision that is not one. */
+export function invalidResourceVersionError(from: number): BadRequestError {
+  return new BadRequestError(`invalid resource version ${String(from)}: use a non-negative integer`);
+}
+
+/** Any call on a store after close(). */
+export function storeClosedError(): ServiceUnavailableError {
+  return new ServiceUnavailableError('storage is unavailable: the store is closed (the server is shutting down)');
+}
+
+/** A request (or readiness probe) that reached a server that is shutting down. */
+export function shuttingDownError(): ServiceUnavailableError {
+  return new ServiceUnavailableError('the server is shutting down: retry against another server', {
+    retryAfterSeconds: 1,
+  });
+}
+
 /** Builds the error class that matches a Status reason (used by the client to revive server errors). */
 export function errorFromStatus(reason: StatusReason, message: string, details?: StatusDetails): ShepherdError {
   switch (reason) {

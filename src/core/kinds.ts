@@ -1,6 +1,7 @@
 import type { Event } from './event.js';
 import type { Lease } from './lease.js';
 import type { Node } from './node.js';
+import { objectKey } from './object-key.js';
 import type { Zone } from './zone.js';
 
 /** The resources the API serves; also the store's kinds. */
@@ -15,18 +16,31 @@ export interface ResourceTypes {
 }
 export type AnyObject = Node | Lease | Event | Zone;
 
-export const KIND_OF: Record<Resource, { kind: string; listKind: string; apiVersion: string; singular: string }> = {
-  nodes: { kind: 'Node', listKind: 'NodeList', apiVersion: 'v1', singular: 'node' },
-  leases: { kind: 'Lease', listKind: 'LeaseList', apiVersion: 'coordination/v1', singular: 'lease' },
-  events: { kind: 'Event', listKind: 'EventList', apiVersion: 'v1', singular: 'event' },
-  zones: { kind: 'Zone', listKind: 'ZoneList', apiVersion: 'v1', singular: 'zone' },
+export interface KindInfo {
+  kind: string;
+  listKind: string;
+  apiVersion: string;
+  singular: string;
+  /** Objects live in a namespace, and their keys are `namespace/name` (core/object-key.ts). */
+  namespaced: boolean;
+}
+
+export const KIND_OF: Record<Resource, KindInfo> = {
+  nodes: { kind: 'Node', listKind: 'NodeList', apiVersion: 'v1', singular: 'node', namespaced: false },
+  leases: { kind: 'Lease', listKind: 'LeaseList', apiVersion: 'coordination/v1', singular: 'lease', namespaced: true },
+  events: { kind: 'Event', listKind: 'EventList', apiVersion: 'v1', singular: 'event', namespaced: false },
+  zones: { kind: 'Zone', listKind: 'ZoneList', apiVersion: 'v1', singular: 'zone', namespaced: false },
 };
 
 export function isResource(s: string): s is Resource {
   return (RESOURCES as readonly string[]).includes(s);
 }
 
-/** The store key of an object: `namespace/name` for leases, the name otherwise. */
+/**
+ * The store and cache key of an object: `namespace/name` for a namespaced kind, the name otherwise (a namespace
+ * set on an object of a cluster-scoped kind is not part of its key).
+ */
 export function keyOf(resource: Resource, obj: { metadata: { name: string; namespace?: string } }): string {
-  return resource === 'leases' ? `${obj.metadata.namespace ?? ''}/${obj.metadata.name}` : obj.metadata.name;
+  const { name, namespace } = obj.metadata;
+  return KIND_OF[resource].namespaced ? objectKey({ namespace: namespace ?? '', name }) : name;
 }

@@ -14,8 +14,3 @@ export interface Lease {
   metadata: ObjectMeta & { namespace: string };
   spec: LeaseSpec;
 }
-
-/** Store key of a lease: `namespace/name`. */
-export function leaseKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}

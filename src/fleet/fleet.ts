@@ -68,7 +68,7 @@ export function nodeName(prefix: string, zone: string, index: number): string {
  * rate instead of all at once. Stops take effect immediately (a dead rack does not drain politely).
  */
 export class Fleet {
-  readonly #d: FleetDeps;
+  readonly #deps: FleetDeps;
   readonly #pacer: Pacer;
   readonly nodes: SimulatedNode[] = [];
   readonly #byName = new Map<string, SimulatedNode>();
@@ -81,7 +81,7 @@ export class Fleet {
   readonly #life = new AbortController();
 
   constructor(config: FleetConfig, deps: FleetDeps) {
-    this.#d = deps;
+    this.#deps = deps;
     this.#pacer = new Pacer(deps.clock, config.startRatePerSecond);
     const nodeDeps = {
       client: deps.client,
@@ -198,7 +198,7 @@ export class Fleet {
         await this.#pacer.slot(this.#life.signal);
         // Stopped again while it waited for its slot: the stop wins.
         if (!this.#wanted.has(node)) continue;
-        this.#d.onStart?.(node);
+        this.#deps.onStart?.(node);
         node.start();
       }
     } catch (err) {
@@ -211,6 +211,6 @@ export class Fleet {
   #crashed(node: SimulatedNode, err: unknown): void {
     this.#wanted.delete(node);
     const msg = err instanceof Error ? err.message : String(err);
-    this.#d.log.error({ node: node.name, err: msg }, `simulated agent ${node.name} stopped on its own: ${msg}`);
+    this.#deps.log.error({ node: node.name, err: msg }, `simulated agent ${node.name} stopped on its own: ${msg}`);
   }
 }

@@ -11,7 +11,6 @@ const LOG_RATIO = Math.log(RATIO);
 export class LatencyHistogram {
   readonly #counts = new Float64Array(BUCKETS);
   #count = 0;
-  #sum = 0;
   #max = 0;
 
   record(ms: number): void {
@@ -19,7 +18,6 @@ export class LatencyHistogram {
     const i = v <= MIN_MS ? 0 : Math.min(BUCKETS - 1, Math.ceil(Math.log(v / MIN_MS) / LOG_RATIO));
     this.#counts[i] = (this.#counts[i] ?? 0) + 1;
     this.#count++;
-    this.#sum += v;
     if (v > this.#max) this.#max = v;
   }
 
@@ -29,10 +27,6 @@ export class LatencyHistogram {
 
   get max(): number {
     return this.#max;
-  }
-
-  mean(): number {
-    return this.#count === 0 ? 0 : this.#sum / this.#count;
   }
 
   /** The q-quantile (0 < q ≤ 1) in ms; 0 when empty. */
@@ -47,17 +41,9 @@ export class LatencyHistogram {
     return this.#max;
   }
 
-  merge(other: LatencyHistogram): void {
-    for (let i = 0; i < BUCKETS; i++) this.#counts[i] = (this.#counts[i] ?? 0) + (other.#counts[i] ?? 0);
-    this.#count += other.#count;
-    this.#sum += other.#sum;
-    this.#max = Math.max(this.#max, other.#max);
-  }
-
   reset(): void {
     this.#counts.fill(0);
     this.#count = 0;
-    this.#sum = 0;
     this.#max = 0;
   }
 }

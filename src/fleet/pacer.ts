@@ -24,9 +24,4 @@ export class Pacer {
     this.#next = at;
     if (at > now) await this.#clock.sleep(at - now, signal);
   }
-
-  /** How long the queue of reserved slots still runs, in ms. */
-  backlogMs(): number {
-    return Math.max(0, this.#next - this.#clock.monotonic());
-  }
 }

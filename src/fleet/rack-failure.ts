@@ -40,16 +40,16 @@ interface TaintSeen {
  * story's. Returns the number of expectations missed (0: the story played out as docs/node-lifecycle.md says).
  */
 export class RackFailure {
-  readonly #d: RackFailureDeps;
-  readonly #o: RackFailureOptions;
+  readonly #deps: RackFailureDeps;
+  readonly #options: RackFailureOptions;
   readonly #taints: TaintSeen[] = [];
   #missed = 0;
   /** Node and zone changes are printed from step 1 on: the churn of 120 registrations is set-up, not story. */
   #printing = false;
 
   constructor(deps: RackFailureDeps, options: RackFailureOptions) {
-    this.#d = deps;
-    this.#o = options;
+    this.#deps = deps;
+    this.#options = options;
     deps.nodes.onChange((name, before, after) => {
       this.#noteTaint(name, before, after);
       if (this.#printing) deps.timeline.nodeChanged(name, before, after);
@@ -60,9 +60,9 @@ export class RackFailure {
   }
 
   async play(signal: AbortSignal): Promise<number> {
-    const { timeline: t } = this.#d;
+    const { timeline: t } = this.#deps;
     t.line('step 0: start 60 agents in us-east-1a and 60 in us-east-1b');
-    this.#d.fleet.startNodes(this.#d.fleet.nodes);
+    this.#deps.fleet.startNodes(this.#deps.fleet.nodes);
     await this.#expect(
       signal,
       'all 120 nodes Ready and both zones Normal',
@@ -91,7 +91,7 @@ export class RackFailure {
     await this.#slowTaint(signal, ZONE_A, t.elapsedMs());
 
     t.line('step 3: us-east-1b goes dark too: all 120 nodes down');
-    const down3 = this.#d.clock.monotonic();
+    const down3 = this.#deps.clock.monotonic();
     this.#stop(ZONE_A, range(0, 59));
     this.#stop(ZONE_B, range(0, 59));
     await this.#expect(
@@ -106,7 +106,10 @@ export class RackFailure {
     );
     // Down for at least one lease duration, so returning agents adopt their expired leases at once instead of
     // first watching them for a renew interval (registration's duplicate-holder check): zones come back together.
-    await this.#d.clock.sleep(Math.max(0, down3 + this.#o.leaseDurationMs - this.#d.clock.monotonic()), signal);
+    await this.#deps.clock.sleep(
+      Math.max(0, down3 + this.#options.leaseDurationMs - this.#deps.clock.monotonic()),
+      signal,
+    );
 
     t.line('step 4: us-east-1b comes back but 4 (fleet-us-east-1b-17..20); us-east-1a back to 36 of 60 down');
     const mark4 = t.elapsedMs();
@@ -136,26 +139,26 @@ export class RackFailure {
   }
 
   #name(zone: string, i: number): string {
-    return (this.#d.fleet.zone(zone)[i] as { name: string }).name;
+    return (this.#deps.fleet.zone(zone)[i] as { name: string }).name;
   }
 
   #stop(zone: string, indexes: number[]): void {
-    const members = this.#d.fleet.zone(zone);
-    this.#d.fleet.stopNodes(indexes.map((i) => members[i]).filter((m) => m !== undefined));
+    const members = this.#deps.fleet.zone(zone);
+    this.#deps.fleet.stopNodes(indexes.map((i) => members[i]).filter((m) => m !== undefined));
   }
 
   #start(zone: string, indexes: number[]): void {
-    const members = this.#d.fleet.zone(zone);
-    this.#d.fleet.startNodes(indexes.map((i) => members[i]).filter((m) => m !== undefined));
+    const members = this.#deps.fleet.zone(zone);
+    this.#deps.fleet.startNodes(indexes.map((i) => members[i]).filter((m) => m !== undefined));
   }
 
   /** Fleet nodes of a zone the server does not show Ready=True. */
   #down(zone: string): number {
-    return this.#d.fleet.zone(zone).filter((m) => this.#d.nodes.get(m.name)?.ready !== 'True').length;
+    return this.#deps.fleet.zone(zone).filter((m) => this.#deps.nodes.get(m.name)?.ready !== 'True').length;
   }
 
   #zone(zone: string): ReturnType<ZoneWatch['get']> {
-    return this.#d.zones.get(zone);
+    return this.#deps.zones.get(zone);
   }
 
   #zonesAre(a: string, b: string): boolean {
@@ -174,12 +177,12 @@ export class RackFailure {
   }
 
   #taintedCount(): number {
-    return this.#d.fleet.nodes.filter((m) => (this.#d.nodes.get(m.name)?.noExecute.length ?? 0) > 0).length;
+    return this.#deps.fleet.nodes.filter((m) => (this.#deps.nodes.get(m.name)?.noExecute.length ?? 0) > 0).length;
   }
 
   #noteTaint(name: string, before: NodeView | undefined, after: NodeView | undefined): void {
     if (after === undefined || after.noExecute.length === 0 || (before?.noExecute.length ?? 0) > 0) return;
-    this.#taints.push({ atMs: this.#d.timeline.elapsedMs(), name, zone: after.zone });
+    this.#taints.push({ atMs: this.#deps.timeline.elapsedMs(), name, zone: after.zone });
   }
 
   #taintedSince(zone: string, sinceMs: number): TaintSeen[] {
@@ -227,8 +230,8 @@ export class RackFailure {
   async #slowTaint(signal: AbortSignal, zone: string, sinceMs: number): Promise<void> {
     const rate = this.#zone(zone)?.evictionRate ?? 0;
     const what = `a taint in ${zone} at its rate of ${rate}/s`;
-    if (rate <= 0 || 1500 / rate > this.#o.stepTimeoutMs) {
-      this.#d.timeline.line(`  - not waiting for ${what}: it is more than the step timeout away`);
+    if (rate <= 0 || 1500 / rate > this.#options.stepTimeoutMs) {
+      this.#deps.timeline.line(`  - not waiting for ${what}: it is more than the step timeout away`);
       return;
     }
     await this.#expect(signal, what, () => this.#firstTaint(zone, sinceMs) !== undefined);
@@ -236,18 +239,18 @@ export class RackFailure {
 
   #check(what: string, ok: boolean): void {
     if (!ok) this.#missed++;
-    this.#d.timeline.line(`  ${ok ? 'ok' : 'MISSED'}: ${what}`);
+    this.#deps.timeline.line(`  ${ok ? 'ok' : 'MISSED'}: ${what}`);
   }
 
   async #expect(signal: AbortSignal, what: string, done: () => boolean): Promise<void> {
-    const deadline = this.#d.clock.monotonic() + this.#o.stepTimeoutMs;
+    const deadline = this.#deps.clock.monotonic() + this.#options.stepTimeoutMs;
     // Polls the watched state (not the server): cheap, and the watches deliver changes within milliseconds.
     while (!done()) {
-      if (this.#d.clock.monotonic() >= deadline) {
-        this.#check(`${what} (not seen within ${this.#o.stepTimeoutMs / 1000}s)`, false);
+      if (this.#deps.clock.monotonic() >= deadline) {
+        this.#check(`${what} (not seen within ${this.#options.stepTimeoutMs / 1000}s)`, false);
         return;
       }
-      await this.#d.clock.sleep(50, signal);
+      await this.#deps.clock.sleep(50, signal);
     }
     this.#check(what, true);
   }

@@ -30,7 +30,6 @@ export class SimulatedNode {
   readonly index: number;
   readonly #deps: SimulatedNodeDeps;
   #run: AbortController | undefined;
-  #agent: Agent | undefined;
   #done: Promise<void> = Promise.resolve();
   /** Agent generations started, for the report (1 after the first start). */
   starts = 0;
@@ -46,11 +45,6 @@ export class SimulatedNode {
     return this.#run === undefined ? 'stopped' : 'running';
   }
 
-  /** Renewals of the current agent (0 while it registers or after a restart). */
-  renewals(): number {
-    return this.#agent?.stats().renewals ?? 0;
-  }
-
   start(): void {
     if (this.#run !== undefined) return;
     const run = new AbortController();
@@ -64,7 +58,6 @@ export class SimulatedNode {
       config: { ...agentConfig, nodeName: this.name, zone: this.zone },
     });
     this.#run = run;
-    this.#agent = agent;
     this.starts++;
     this.#done = agent.run(run.signal).then(
       () => this.#ended(run, undefined),
@@ -77,7 +70,6 @@ export class SimulatedNode {
     const run = this.#run;
     if (run === undefined) return this.#done;
     this.#run = undefined;
-    this.#agent = undefined;
     run.abort(stoppedError());
     return this.#done;
   }
@@ -86,10 +78,7 @@ export class SimulatedNode {
     if (run.signal.aborted) return;
     // The agent returned on its own: it refused to start (another holder) or hit a bug. Either way it no
     // longer renews, so the fleet must count it as stopped and say why.
-    if (this.#run === run) {
-      this.#run = undefined;
-      this.#agent = undefined;
-    }
+    if (this.#run === run) this.#run = undefined;
     this.#deps.onCrash(this, err ?? new Error('agent run ended without being stopped'));
   }
 }

@@ -2,6 +2,7 @@ import type { Registry as PromRegistry } from 'prom-client';
 import type { ApiClient } from '../client/api-client.js';
 import { Informer } from '../client/informer.js';
 import { systemClock } from '../core/clock.js';
+import { keyOf } from '../core/kinds.js';
 import type { Lease } from '../core/lease.js';
 import type { Logger } from '../core/logger.js';
 import type { Node } from '../core/node.js';
@@ -35,7 +36,7 @@ export async function runNodeLifecycle(deps: {
     clock: systemClock,
     log: log.child({ informer: 'nodes' }),
     random: systemRandom,
-    keyOf: (n) => n.metadata.name,
+    keyOf: (n) => keyOf('nodes', n),
     name: 'nodes',
   });
   const leases = new Informer<Lease>({
@@ -43,7 +44,7 @@ export async function runNodeLifecycle(deps: {
     clock: systemClock,
     log: log.child({ informer: 'leases' }),
     random: systemRandom,
-    keyOf: (l) => `${l.metadata.namespace}/${l.metadata.name}`,
+    keyOf: (l) => keyOf('leases', l),
     name: 'leases',
   });
   const informers = Promise.all([nodes.run(signal), leases.run(signal)]);

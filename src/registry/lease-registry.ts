@@ -1,15 +1,13 @@
 import { BadRequestError } from '../core/errors.js';
 import { LeaseInputSchema } from '../core/lease-schema.js';
-import { LEASE_NAMESPACES, leaseKey, type Lease, type LeaseInput } from '../core/lease.js';
+import { LEASE_NAMESPACES, type Lease, type LeaseInput } from '../core/lease.js';
+import { objectKey } from '../core/object-key.js';
 import {
   deleteObject,
-  listObjects,
   newMeta,
   replacedMeta,
   replaceObject,
   type DeleteOptions,
-  type ListOptions,
-  type ListResponse,
   type RegistryContext,
 } from './registry-context.js';
 import { checkName, invalidError, parseBody } from './validation.js';
@@ -43,12 +41,7 @@ export class LeaseRegistry {
   }
 
   get(namespace: string, name: string): Promise<Lease> {
-    return this.#ctx.store.get('leases', leaseKey(namespace, name));
-  }
-
-  /** The leases of one namespace, or of all when `options.namespace` is undefined. */
-  list(options?: ListOptions): Promise<ListResponse<Lease>> {
-    return listObjects(this.#ctx, 'leases', options);
+    return this.#ctx.store.get('leases', objectKey({ namespace, name }));
   }
 
   async create(namespace: string, body: unknown): Promise<Lease> {
@@ -70,7 +63,7 @@ export class LeaseRegistry {
     return replaceObject(
       this.#ctx,
       'leases',
-      leaseKey(namespace, name),
+      objectKey({ namespace, name }),
       input.metadata.resourceVersion as string,
       (current) => ({
         apiVersion: 'coordination/v1',
@@ -82,6 +75,6 @@ export class LeaseRegistry {
   }
 
   delete(namespace: string, name: string, options?: DeleteOptions): Promise<Lease> {
-    return deleteObject(this.#ctx, 'leases', leaseKey(namespace, name), options);
+    return deleteObject(this.#ctx, 'leases', objectKey({ namespace, name }), options);
   }
 }

@@ -1,16 +1,14 @@
 import { isReason } from '../core/errors.js';
-import { leaseKey, NODE_LEASE_NAMESPACE } from '../core/lease.js';
+import { NODE_LEASE_NAMESPACE } from '../core/lease.js';
+import { objectKey } from '../core/object-key.js';
 import { NodeInputSchema } from '../core/node-schema.js';
 import type { Node, NodeInput } from '../core/node.js';
 import {
   deleteObject,
-  listObjects,
   newMeta,
   replacedMeta,
   replaceObject,
   type DeleteOptions,
-  type ListOptions,
-  type ListResponse,
   type RegistryContext,
 } from './registry-context.js';
 import { checkName, parseBody } from './validation.js';
@@ -31,10 +29,6 @@ export class NodeRegistry {
 
   get(name: string): Promise<Node> {
     return this.#ctx.store.get('nodes', name);
-  }
-
-  list(options?: ListOptions): Promise<ListResponse<Node>> {
-    return listObjects(this.#ctx, 'nodes', { ...options, namespace: undefined });
   }
 
   async create(body: unknown): Promise<Node> {
@@ -77,7 +71,7 @@ export class NodeRegistry {
   async delete(name: string, options?: DeleteOptions): Promise<Node> {
     const last = await deleteObject(this.#ctx, 'nodes', name, options);
     try {
-      await this.#ctx.store.delete('leases', leaseKey(NODE_LEASE_NAMESPACE, name));
+      await this.#ctx.store.delete('leases', objectKey({ namespace: NODE_LEASE_NAMESPACE, name }));
     } catch (err) {
       if (!isReason(err, 'NotFound')) throw err;
     }

@@ -3,6 +3,7 @@ import { ConflictError } from '../core/errors.js';
 import type { Resource, ResourceTypes } from '../core/kinds.js';
 import type { Logger } from '../core/logger.js';
 import type { ObjectMeta } from '../core/meta.js';
+import { namespaceKeyPrefix } from '../core/object-key.js';
 import type { Random } from '../core/random.js';
 import {
   matchesFields,
@@ -78,7 +79,7 @@ export async function listObjects<R extends Resource>(
   options: ListOptions = {},
 ): Promise<ListResponse<ResourceTypes[R]>> {
   const filter = compileFilter(options);
-  const prefix = filter.namespace === undefined ? undefined : `${filter.namespace}/`;
+  const prefix = filter.namespace === undefined ? undefined : namespaceKeyPrefix(filter.namespace);
   const { items, revision } = await ctx.store.list(resource, prefix === undefined ? {} : { prefix });
   const matching =
     filter.labels.length === 0 && filter.fields.length === 0 && filter.namespace === undefined

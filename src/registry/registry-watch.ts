@@ -1,5 +1,6 @@
 import { BadRequestError } from '../core/errors.js';
 import { KIND_OF, type Resource, type ResourceTypes } from '../core/kinds.js';
+import { namespaceKeyPrefix } from '../core/object-key.js';
 import { parseRevision, type WatchOptions } from '../store/store.js';
 import {
   compileFilter,
@@ -74,7 +75,7 @@ async function* streamEvents(ctx: RegistryContext, plan: WatchPlan): AsyncGenera
     // Kubernetes' "resourceVersion unset or 0": the current state as ADDED events, read at one revision,
     // then the changes after exactly that revision, so nothing is missed or sent twice.
     const ns = plan.filter.namespace;
-    const list = await ctx.store.list(plan.resource, ns === undefined ? {} : { prefix: `${ns}/` });
+    const list = await ctx.store.list(plan.resource, ns === undefined ? {} : { prefix: namespaceKeyPrefix(ns) });
     for (const object of list.items) {
       if (matchesFilter(plan.filter, object)) yield { type: 'ADDED', object };
     }

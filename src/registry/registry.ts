@@ -1,4 +1,4 @@
-import type { Resource, ResourceTypes } from '../core/kinds.js';
+import { KIND_OF, type Resource, type ResourceTypes } from '../core/kinds.js';
 import { silentLogger } from '../core/logger.js';
 import type { Store } from '../store/store.js';
 import { EventRegistry } from './event-registry.js';
@@ -44,9 +44,13 @@ export class Registry {
     this.zones = new ZoneRegistry(this.#ctx);
   }
 
-  /** Lists any resource with label/field selectors (and a namespace for leases). */
+  /** Lists any resource with label/field selectors (and a namespace for a namespaced kind). */
   list<R extends Resource>(resource: R, options?: ListOptions): Promise<ListResponse<ResourceTypes[R]>> {
-    return listObjects(this.#ctx, resource, resource === 'leases' ? options : { ...options, namespace: undefined });
+    return listObjects(
+      this.#ctx,
+      resource,
+      KIND_OF[resource].namespaced ? options : { ...options, namespace: undefined },
+    );
   }
 
   /** Throws BadRequestError at once for a bad selector or resourceVersion; the iterator throws GoneError. */
@@ -54,10 +58,10 @@ export class Registry {
     resource: R,
     options?: RegistryWatchOptions,
   ): AsyncIterable<RegistryWatchEvent<ResourceTypes[R]>> {
-    return watchObjects(this.#ctx, resource, resource === 'leases' ? options : { ...options, namespace: undefined });
+    return watchObjects(
+      this.#ctx,
+      resource,
+      KIND_OF[resource].namespaced ? options : { ...options, namespace: undefined },
+    );
   }
-}
-
-export function createRegistry(deps: RegistryDeps): Registry {
-  return new Registry(deps);
 }

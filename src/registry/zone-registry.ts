@@ -2,13 +2,10 @@ import { zoneObjectName } from '../core/node.js';
 import { ZoneInputSchema, type Zone, type ZoneInput } from '../core/zone.js';
 import {
   deleteObject,
-  listObjects,
   newMeta,
   replacedMeta,
   replaceObject,
   type DeleteOptions,
-  type ListOptions,
-  type ListResponse,
   type RegistryContext,
 } from './registry-context.js';
 import { checkName, parseBody } from './validation.js';
@@ -37,10 +34,6 @@ export class ZoneRegistry {
 
   get(name: string): Promise<Zone> {
     return this.#ctx.store.get('zones', zoneObjectName(name));
-  }
-
-  list(options?: ListOptions): Promise<ListResponse<Zone>> {
-    return listObjects(this.#ctx, 'zones', { ...options, namespace: undefined });
   }
 
   async create(body: unknown): Promise<Zone> {

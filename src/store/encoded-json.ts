@@ -1,16 +1,33 @@
 /**
- * The JSON text a store already produced for an object it returned, so the API can send those bytes instead of
- * serialising the object again (the apiserver's watch cache keeps encoded objects for the same reason).
- * Keyed by object identity: a store registers only objects it hands out fresh, and callers treat returned
- * objects as read-only; anything that builds a new object simply has no entry and is serialised normally.
+ * The JSON text of the objects one store handed out, so the API can send bytes the store already built instead
+ * of serialising the object again (the apiserver's watch cache keeps encoded objects for the same reason).
+ * Keyed by object identity: callers treat a store's objects as read-only, and anything built anew simply has
+ * no entry and is serialised normally. Each store owns one (no module-level state).
  */
-const encoded = new WeakMap<object, string>();
+export class EncodedJson {
+  /** The text, or null for an object whose text is built on the first request (then kept). */
+  readonly #texts = new WeakMap<object, string | null>();
 
-export function rememberJson(obj: object, json: string): void {
-  encoded.set(obj, json);
-}
+  /** `json` must be exactly `JSON.stringify(obj)` (the text the object was parsed from, or serialised to). */
+  record(obj: object, json: string): void {
+    this.#texts.set(obj, json);
+  }
 
-/** The JSON text `JSON.stringify(obj)` would produce, when a store recorded it; undefined otherwise. */
-export function encodedJson(obj: unknown): string | undefined {
-  return typeof obj === 'object' && obj !== null ? encoded.get(obj) : undefined;
+  /**
+   * An object handed out without its text at hand (an etcd value lacks the resourceVersion; a long list drops
+   * each row's text once parsed): the text is built once, on the first request, and only if one comes.
+   */
+  recordLazily(obj: object): void {
+    this.#texts.set(obj, null);
+  }
+
+  /** `JSON.stringify(obj)` for an object recorded here; undefined for any other. */
+  get(obj: unknown): string | undefined {
+    if (typeof obj !== 'object' || obj === null) return undefined;
+    const text = this.#texts.get(obj);
+    if (text !== null) return text;
+    const built = JSON.stringify(obj);
+    this.#texts.set(obj, built);
+    return built;
+  }
 }

@@ -1,8 +1,11 @@
+import type { Clock } from '../core/clock.js';
+import { invalidResourceVersionError } from '../core/errors.js';
 import type { AnyObject, Resource, ResourceTypes } from '../core/kinds.js';
+import type { Logger } from '../core/logger.js';
 
 /**
- * The storage primitives shepherd needs, shaped like etcd's so every backend (sqlite/ by default, etcd/ to scale
- * out) can give the same guarantees: one global revision counter over all kinds; an object's resourceVersion is the
+ * The storage primitives shepherd needs, shaped like etcd's so every backend (SQLite, etcd) gives the same
+ * guarantees: one global revision counter over all kinds; an object's resourceVersion is the
  * revision of its last write (etcd mod_revision); a list carries the store revision it was read at (etcd
  * header revision); updates are compare-and-swap on resourceVersion; watch replays every change after a
  * revision in order, or fails with GoneError once that history is compacted.
@@ -43,6 +46,12 @@ export interface Store {
     fromRevision: number,
     options?: WatchOptions,
   ): AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+  /**
+   * `JSON.stringify(obj)` for an object this store handed out (from get, list, create, update, delete or a
+   * watch event) and undefined for any other object, so the API can send the text the store already built
+   * (both backends build it at most once per object). The object must not have been changed since.
+   */
+  encodedJson(obj: object): string | undefined;
   /** The newest revision the store has committed. */
   currentRevision(): Promise<number>;
   /** Oldest revision a watch can resume from (watch(from) needs from >= compactedRevision). */
@@ -51,6 +60,20 @@ export interface Store {
   readonly kind: string;
   close(): Promise<void>;
 }
+
+/** What every backend's options share; each documents its own defaults. */
+export interface StoreOptions {
+  /** Default systemClock (history retention and the compaction period). */
+  clock?: Clock;
+  log?: Logger;
+  /** Change history kept for watch resumes; at least DEFAULT_HISTORY_RETENTION_MS by default. */
+  historyRetentionMs?: number;
+  /** How often history older than the retention is compacted. */
+  compactionIntervalMs?: number;
+}
+
+/** 5 min of history: a watch that reconnects within that resumes instead of relisting. */
+export const DEFAULT_HISTORY_RETENTION_MS = 5 * 60_000;
 
 export interface ListResult<T> {
   items: T[];
@@ -64,6 +87,11 @@ export interface WatchOptions {
 
 export type StoreEvent<T = AnyObject> =
   { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; revision: number } | { type: 'BOOKMARK'; revision: number };
+
+/** A watch starts after a revision: a non-negative integer (BadRequest otherwise). */
+export function checkWatchStart(from: number): void {
+  if (!Number.isSafeInteger(from) || from < 0) throw invalidResourceVersionError(from);
+}
 
 /** Parses a resourceVersion string to a revision number; NaN when it is not a decimal integer. */
 export function parseRevision(rv: string | undefined): number {

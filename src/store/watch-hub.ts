@@ -33,13 +33,6 @@ export class WatchHub<E> {
     for (const sub of subs) sub.push(event);
   }
 
-  /** Number of live subscriptions (for metrics and tests). */
-  get size(): number {
-    let n = 0;
-    for (const subs of this.#topics.values()) n += subs.size;
-    return n;
-  }
-
   /** Ends every subscription (store close): their watches finish cleanly. */
   endAll(): void {
     for (const subs of [...this.#topics.values()]) for (const sub of [...subs]) sub.end();

@@ -3,14 +3,18 @@ import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { ApiMetrics } from '../../src/api/metrics.js';
-import { WatchStreams } from '../../src/api/watch-stream.js';
+import { WatchStreams } from '../../src/api/ndjson-watch.js';
 import { eventually } from '../support/eventually.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 describe('watch stream backpressure', () => {
   it('stops pulling from the event source while the client does not read', async () => {
     const app = Fastify({ logger: false });
-    const watches = new WatchStreams({ clock: new FakeClock(), metrics: new ApiMetrics({ defaultMetrics: false }) });
+    const watches = new WatchStreams({
+      clock: new FakeClock(),
+      metrics: new ApiMetrics({ defaultMetrics: false }),
+      store: { encodedJson: () => undefined },
+    });
     app.addHook('preClose', async () => watches.endAll());
     let pulled = 0;
     const padding = 'x'.repeat(4096);

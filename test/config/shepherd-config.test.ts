@@ -55,6 +55,14 @@ test('durations use Go syntax and bad values fail with one sentence', () => {
   assert.throws(() => parse(['--mode', 'bogus']), /choices|Allowed/);
 });
 
+test('rates where 0 means never accept 0; the agent start rate does not', () => {
+  assert.equal(parse(['--node-eviction-rate', '0']).nodeEvictionRate, 0);
+  assert.equal(parse(['--secondary-node-eviction-rate', '0']).secondaryNodeEvictionRate, 0);
+  assert.throws(() => parse(['--node-eviction-rate', '-1']), /non-negative/);
+  assert.equal(parse(['--start-rate', '20']).startRate, 20);
+  assert.throws(() => parse(['--start-rate', '0']), /must be a positive number/);
+});
+
 test('the server refuses a grace period not longer than the monitor period', () => {
   const o = parse(['--node-monitor-period', '5s', '--node-monitor-grace-period', '5s']);
   assert.throws(() => controllerConfigFrom(o), /grace/);

@@ -124,13 +124,6 @@ describe('ConsistencyStore', () => {
     const { store } = setup('100');
     assert.throws(() => store.wroteAt('nodes', '5'), /no cache registered for "nodes"/);
   });
-
-  it('clear drops the record', () => {
-    const { store } = setup('1');
-    store.wroteAt('leases', '5');
-    store.clear();
-    assert.equal(store.ensureReady(), undefined);
-  });
 });
 
 describe('compareResourceVersion', () => {

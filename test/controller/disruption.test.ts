@@ -3,8 +3,10 @@ import { describe, it } from 'node:test';
 import type { NodeCondition } from '../../src/core/node.js';
 import { defaultNodeLifecycleConfig } from '../../src/controller/node-lifecycle/config.js';
 import { ZoneBook } from '../../src/controller/node-lifecycle/disruption.js';
+import { ZoneQueues } from '../../src/controller/node-lifecycle/zone-queues.js';
 import { EXCLUDE_DISRUPTION_LABEL } from '../../src/core/node.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { handleDisruption } from '../support/zone-tallies.js';
 import { harness } from './node-lifecycle-harness.js';
 
 const R: NodeCondition = { type: 'Ready', status: 'True' };
@@ -15,9 +17,10 @@ const zone = (ready: number, notReady: number): Array<NodeCondition | undefined>
   ...Array<NodeCondition>(notReady).fill(U),
 ];
 
-function book(): { zb: ZoneBook; clock: FakeClock } {
+function book(): { zb: ZoneBook; queues: ZoneQueues; clock: FakeClock } {
   const clock = new FakeClock();
-  return { zb: new ZoneBook(defaultNodeLifecycleConfig, clock), clock };
+  const queues = new ZoneQueues(defaultNodeLifecycleConfig, clock);
+  return { zb: new ZoneBook(defaultNodeLifecycleConfig, queues), queues, clock };
 }
 
 // docs/node-lifecycle.md#zone-states
@@ -35,25 +38,27 @@ describe('zone table and rates', () => {
   ];
   for (const [ready, notReady, state, rate] of table) {
     it(`${ready} ready / ${notReady} not ready → ${state} at ${rate}/s`, () => {
-      const { zb } = book();
-      zb.queueFor('a');
+      const { zb, queues } = book();
+      queues.queueFor('a');
       // A second, healthy zone keeps a lone Full zone out of master-disruption mode.
-      zb.queueFor('b');
-      const out = zb.handleDisruption(
+      queues.queueFor('b');
+      const out = handleDisruption(
+        zb,
         new Map([
           ['a', zone(ready, notReady)],
           ['b', zone(3, 0)],
         ]),
       );
       assert.equal(zb.state('a'), state);
-      assert.equal(zb.rate('a'), rate);
+      assert.equal(queues.rate('a'), rate);
       assert.equal(out.transition, 'none');
     });
   }
 
   it('a nil Ready counts as not ready; False and Unknown alike', () => {
     const { zb } = book();
-    zb.handleDisruption(
+    handleDisruption(
+      zb,
       new Map([
         ['a', [R, undefined, F, U]],
         ['b', zone(1, 0)],
@@ -65,16 +70,18 @@ describe('zone table and rates', () => {
 
 describe('master-disruption mode', () => {
   it('enters when every zone is Full (rates 0) and leaves as soon as one is not, with drained limiters', async () => {
-    const { zb, clock } = book();
-    zb.queueFor('a');
-    zb.queueFor('b');
-    zb.handleDisruption(
+    const { zb, queues, clock } = book();
+    queues.queueFor('a');
+    queues.queueFor('b');
+    handleDisruption(
+      zb,
       new Map([
         ['a', zone(3, 0)],
         ['b', zone(3, 0)],
       ]),
     );
-    const enter = zb.handleDisruption(
+    const enter = handleDisruption(
+      zb,
       new Map([
         ['a', zone(0, 3)],
         ['b', zone(0, 3)],
@@ -82,9 +89,10 @@ describe('master-disruption mode', () => {
     );
     assert.equal(enter.transition, 'enter');
     assert.equal(zb.inMasterDisruption(), true);
-    assert.deepEqual([zb.rate('a'), zb.rate('b')], [0, 0]);
+    assert.deepEqual([queues.rate('a'), queues.rate('b')], [0, 0]);
     assert.equal(
-      zb.handleDisruption(
+      handleDisruption(
+        zb,
         new Map([
           ['a', zone(0, 3)],
           ['b', zone(0, 3)],
@@ -93,7 +101,8 @@ describe('master-disruption mode', () => {
       'none',
     );
     await clock.advance(60_000);
-    const exit = zb.handleDisruption(
+    const exit = handleDisruption(
+      zb,
       new Map([
         ['a', zone(3, 0)],
         ['b', zone(0, 3)],
@@ -101,14 +110,14 @@ describe('master-disruption mode', () => {
     );
     assert.equal(exit.transition, 'exit');
     assert.deepEqual([zb.state('a'), zb.state('b')], ['Normal', 'FullDisruption']);
-    assert.deepEqual([zb.rate('a'), zb.rate('b')], [0.1, 0.1]);
-    zb.ensurePending('b', 'n1', 'u1');
+    assert.deepEqual([queues.rate('a'), queues.rate('b')], [0.1, 0.1]);
+    queues.ensurePending('b', 'n1', 'u1');
     let tainted = 0;
     const fn = async (): Promise<{ done: true }> => {
       tainted++;
       return { done: true };
     };
-    const [, qb] = zb.queues().find(([z]) => z === 'b') ?? [];
+    const [, qb] = queues.sorted().find(([z]) => z === 'b') ?? [];
     await qb?.queue.try(fn);
     assert.equal(tainted, 0, 'drained: no token right after the exit');
     await clock.advance(10_000);
@@ -116,15 +125,15 @@ describe('master-disruption mode', () => {
     assert.equal(tainted, 1, 'first taint exactly 1/qps after the exit');
   });
 
-  // docs/node-lifecycle.md#q8-new-zone-blocks-master-disruption-exit
   it('a zone first seen while in the mode ends it when it is not Full', () => {
-    const { zb } = book();
-    zb.queueFor('a');
-    zb.handleDisruption(new Map([['a', zone(0, 3)]]));
+    const { zb, queues } = book();
+    queues.queueFor('a');
+    handleDisruption(zb, new Map([['a', zone(0, 3)]]));
     assert.equal(zb.inMasterDisruption(), true);
-    zb.queueFor('new');
-    assert.equal(zb.rate('new'), 0, 'a queue created in the mode does not taint');
-    const out = zb.handleDisruption(
+    queues.queueFor('new');
+    assert.equal(queues.rate('new'), 0, 'a queue created in the mode does not taint');
+    const out = handleDisruption(
+      zb,
       new Map([
         ['a', zone(0, 3)],
         ['new', zone(2, 0)],
@@ -136,11 +145,12 @@ describe('master-disruption mode', () => {
   });
 
   it('a zone first seen Full while in the mode stays at rate 0', () => {
-    const { zb } = book();
-    zb.queueFor('a');
-    zb.handleDisruption(new Map([['a', zone(0, 3)]]));
-    zb.queueFor('b');
-    const out = zb.handleDisruption(
+    const { zb, queues } = book();
+    queues.queueFor('a');
+    handleDisruption(zb, new Map([['a', zone(0, 3)]]));
+    queues.queueFor('b');
+    const out = handleDisruption(
+      zb,
       new Map([
         ['a', zone(0, 3)],
         ['b', zone(0, 2)],
@@ -148,32 +158,33 @@ describe('master-disruption mode', () => {
     );
     assert.equal(out.transition, 'none');
     assert.equal(zb.state('b'), 'FullDisruption');
-    assert.equal(zb.rate('b'), 0);
+    assert.equal(queues.rate('b'), 0);
   });
 
   it('zones without counted nodes are removed in sorted order; their queues stay while nodes live there', () => {
-    const { zb } = book();
-    for (const z of ['c', 'a', 'b']) zb.queueFor(z);
-    zb.handleDisruption(
+    const { zb, queues } = book();
+    for (const z of ['c', 'a', 'b']) queues.queueFor(z);
+    handleDisruption(
+      zb,
       new Map([
         ['a', zone(1, 0)],
         ['b', zone(1, 0)],
         ['c', zone(1, 0)],
       ]),
     );
-    const out = zb.handleDisruption(new Map([['b', zone(1, 0)]]));
+    const out = handleDisruption(zb, new Map([['b', zone(1, 0)]]));
     assert.deepEqual(out.removed, ['a', 'c']);
     assert.deepEqual(
       zb.states().map(([z]) => z),
       ['b'],
     );
     assert.deepEqual(
-      zb.queues().map(([z]) => z),
+      queues.sorted().map(([z]) => z),
       ['a', 'b', 'c'],
     );
-    zb.retainQueues(new Set(['b']));
+    queues.retain(new Set(['b']));
     assert.deepEqual(
-      zb.queues().map(([z]) => z),
+      queues.sorted().map(([z]) => z),
       ['b'],
     );
   });

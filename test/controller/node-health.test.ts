@@ -8,6 +8,7 @@ import {
   isExpired,
   leaseRenewIntervalTooLong,
   markUnknown,
+  observedHeartbeat,
   observeNode,
   type NodeHealth,
 } from '../../src/controller/node-lifecycle/node-health.js';
@@ -140,6 +141,16 @@ describe('observeNode: when the probe timestamp moves', () => {
       assert.equal(obs.gracePeriodMs, c.wantGrace);
     });
   }
+
+  it('moves the probe exactly when the renewal rule (observedHeartbeat, also used by the fast path) says so', () => {
+    const readyOf = (conditions: NodeCondition[] | undefined) => conditions?.find((x) => x.type === 'Ready');
+    for (const c of cases) {
+      if (c.prev === undefined) continue;
+      const saved = readyOf(c.prev.status.conditions);
+      const heartbeat = observedHeartbeat(saved, readyOf(c.node.status.conditions), c.prev.lease, c.lease);
+      assert.equal(heartbeat, c.wantProbe === 1000, c.name);
+    }
+  });
 
   it('records the newest cached lease even when it is not a renewal, and a heartbeat keeps the lease', () => {
     const edited = lease(3, '9', { x: 'y' });

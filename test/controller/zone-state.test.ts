@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConditionStatus, NodeCondition } from '../../src/core/node.js';
-import { computeZoneState, DEFAULT_UNHEALTHY_ZONE_THRESHOLD } from '../../src/controller/node-lifecycle/zone-state.js';
+import { DEFAULT_UNHEALTHY_ZONE_THRESHOLD } from '../../src/controller/node-lifecycle/zone-state.js';
+import { computeZoneState } from '../support/zone-tallies.js';
 
 function ready(status: ConditionStatus): NodeCondition {
   return { type: 'Ready', status, reason: 'KubeletReady', lastHeartbeatTime: '2026-11-29T12:00:00.000Z' };

@@ -6,15 +6,8 @@ import { HttpApiClient } from '../../src/client/http-client.js';
 import { isReason } from '../../src/core/errors.js';
 import { type Node, ZONE_LABEL } from '../../src/core/node.js';
 import { artifactPath, launchBrowser, waitForText, type Browser } from '../support/browser.js';
-import {
-  eventually,
-  type Proc,
-  SHEPHERD_BIN,
-  startProcess,
-  startServer,
-  type ServerProc,
-  tempDir,
-} from '../support/processes.js';
+import { eventually } from '../support/eventually.js';
+import { type Proc, SHEPHERD_BIN, startProcess, startServer, type ServerProc, tempDir } from '../support/processes.js';
 
 // The dashboard in a real browser (Debian's chromium through playwright-core) against a real server with
 // authentication, real agents and a fleet: sign-in, live node rows, a status change's latency to the page, a
@@ -198,18 +191,21 @@ describe('dashboard in a real browser', { timeout: 120_000 }, () => {
         observer.observe(document.body, { subtree: true, childList: true, characterData: true });
       }))`);
       let sentAt = 0;
-      await eventually(async () => {
-        const node = await admin.nodes.get(PROBE);
-        sentAt = Date.now();
-        try {
-          await admin.nodes.updateStatus({ ...node, status: { conditions: [readyCondition(want)] } });
-          return true;
-        } catch (err) {
-          // The controller may have written the node (a taint) in between: read it again.
-          if (isReason(err, 'Conflict')) return false;
-          throw err;
-        }
-      });
+      await eventually(
+        async () => {
+          const node = await admin.nodes.get(PROBE);
+          sentAt = Date.now();
+          try {
+            await admin.nodes.updateStatus({ ...node, status: { conditions: [readyCondition(want)] } });
+            return true;
+          } catch (err) {
+            // The controller may have written the node (a taint) in between: read it again.
+            if (isReason(err, 'Conflict')) return false;
+            throw err;
+          }
+        },
+        { what: `the status write of ${PROBE}` },
+      );
       const seenAt = await page.evaluate<number>('window.__seen');
       latencies.push(seenAt - sentAt);
     }

@@ -208,7 +208,7 @@ describe('change log on disk', () => {
     }
     const cut = rv(versions[199] as Lease);
     assert.equal(await t.store.compact(cut), cut);
-    assert.equal(t.store.stats().changeLogRows, 100);
+    assert.equal(t.store.stats().keptRevisions, 100);
     // Every kept delta's base is at most `window` revisions back, so still on disk.
     assert.equal(t.store.stats().changeLogSegments, 100 + window);
     const it = t.store.watch('leases', cut)[Symbol.asyncIterator]();

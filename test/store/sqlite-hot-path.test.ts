@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NotFoundError } from '../../src/core/errors.js';
-import { encodedJson } from '../../src/store/encoded-json.js';
 import { RecentObjects } from '../../src/store/sqlite/recent-objects.js';
 import { lease, node, rv, touched } from './fixtures.js';
 import { openTestStore } from './sqlite-harness.js';
@@ -10,11 +9,11 @@ describe('sqlite store hot paths', () => {
   it('written and read objects carry the exact JSON the store wrote; copies carry none', async () => {
     const t = await openTestStore();
     const l = await t.store.create('leases', lease('j'));
-    assert.equal(encodedJson(l), JSON.stringify(l));
+    assert.equal(t.store.encodedJson(l), JSON.stringify(l));
     const got = await t.store.get('leases', 'node-lease/j');
-    assert.equal(encodedJson(got), JSON.stringify(got));
+    assert.equal(t.store.encodedJson(got), JSON.stringify(got));
     assert.deepEqual(got, l);
-    assert.equal(encodedJson({ ...got }), undefined);
+    assert.equal(t.store.encodedJson({ ...got }), undefined);
     await t.cleanup();
   });
 

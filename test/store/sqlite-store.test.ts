@@ -150,7 +150,7 @@ describe('sqlite persistence', () => {
     await it.return?.();
     await t.clock.advance(3000);
     assert.equal(await t.store.compactedRevision(), rv(b));
-    assert.equal(t.store.stats().changeLogRows, 0);
+    assert.equal(t.store.stats().keptRevisions, 0);
     await t.cleanup();
   });
 

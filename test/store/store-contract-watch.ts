@@ -33,6 +33,23 @@ export function watchContract(backend: () => ContractBackend): void {
     assert.deepEqual(objects, [b, a2, bGone]);
   });
 
+  it('knows the JSON text of every object a watch yields, replayed or live', async () => {
+    const a = await store().create('nodes', node('a'));
+    const aGone = await store().delete('nodes', 'a');
+    const from = rv(a) - 1;
+    const it = store().watch('nodes', from)[Symbol.asyncIterator]();
+    const replayed = await collectUntil(it, rv(aGone));
+    const b = await store().create('nodes', node('b'));
+    const live = await collectUntil(it, rv(b));
+    await it.return?.();
+    const objects = [...replayed, ...live].flatMap((e) => (e.type === 'BOOKMARK' ? [] : [e.object]));
+    assert.deepEqual(
+      objects.map((o) => o.metadata.name),
+      ['a', 'a', 'b'],
+    );
+    for (const o of objects) assert.equal(store().encodedJson(o), JSON.stringify(o), o.metadata.resourceVersion);
+  });
+
   it(
     'replay then live: no change skipped or repeated while writes run during the hand-over',
     { timeout: 60_000 },

@@ -45,6 +45,23 @@ export function runStoreContract(name: string, factory: BackendFactory): void {
 }
 
 function crudContract(store: () => Store): void {
+  it('knows the JSON text of every object it hands out (create, update, get, list, delete), and of no copy', async () => {
+    const s = store();
+    const created = await s.create('leases', lease('j'));
+    const updated = await s.update('leases', touched(created, 1), created.metadata.resourceVersion);
+    const got = await s.get('leases', 'node-lease/j');
+    const listed = (await s.list('leases')).items[0];
+    const deleted = await s.delete('leases', 'node-lease/j');
+    const handedOut = { create: created, update: updated, get: got, list: listed, delete: deleted };
+    for (const [op, obj] of Object.entries(handedOut)) {
+      assert.ok(obj, op);
+      assert.equal(s.encodedJson(obj), JSON.stringify(obj), op);
+      assert.equal(s.encodedJson(obj), JSON.stringify(obj), `${op}, asked again`);
+    }
+    assert.equal(s.encodedJson({ ...got }), undefined, 'a copy is not the store object');
+    assert.equal(s.encodedJson(lease('j')), undefined, 'nor is an object the store never saw');
+  });
+
   it('create stores the object as given, adding only a decimal resourceVersion; get returns it', async () => {
     const input = node('node-1', { 'topology.kubernetes.io/zone': 'a' });
     const created = await store().create('nodes', input);

@@ -1,3 +1,5 @@
+import { DEFAULT_UNHEALTHY_ZONE_THRESHOLD } from './zone-state.js';
+
 /**
  * Settings of the node lifecycle controller, with kube-controller-manager's flag names and defaults
  * (docs/node-lifecycle.md#defaults-and-flags). Durations are milliseconds; rates are nodes per second per zone.
@@ -32,7 +34,7 @@ export const defaultNodeLifecycleConfig: NodeLifecycleConfig = Object.freeze({
   nodeEvictionRate: 0.1,
   secondaryNodeEvictionRate: 0.01,
   largeClusterSizeThreshold: 50,
-  unhealthyZoneThreshold: 0.55,
+  unhealthyZoneThreshold: DEFAULT_UNHEALTHY_ZONE_THRESHOLD,
   nodeWorkers: 8,
   tainterPeriodMs: 100,
   leaseCircuitBreaker: true,

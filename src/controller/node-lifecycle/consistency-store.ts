@@ -102,11 +102,6 @@ export class ConsistencyStore {
       .map(([resource, writtenRv]) => ({ resource, writtenRv, cachedRv: this.#cachedRv(resource) }));
   }
 
-  /** `Clear`: drops the record. The controller never needs it: every leadership term builds a new store. */
-  clear(): void {
-    this.#written.clear();
-  }
-
   #cachedRv(resource: string): string {
     return this.#caches.get(resource)?.lastSyncResourceVersion() ?? '';
   }

@@ -1,18 +1,7 @@
-import type { Clock } from '../../core/clock.js';
-import type { NodeCondition } from '../../core/node.js';
+import type { ZoneStatus } from '../../core/zone.js';
 import type { NodeLifecycleConfig } from './config.js';
-import { RateLimitedTimedQueue } from './rate-limited-queue.js';
-import { newRateLimiter, neverRateLimiter } from './token-bucket.js';
+import type { ZoneQueues } from './zone-queues.js';
 import { zoneStateOf, type ZoneState } from './zone-state.js';
-
-/** `EvictionRateLimiterBurst`. */
-const BURST = 1;
-
-/** A zone's NoExecute queue plus the names the tainter finished (in the queue's set, no longer in its heap). */
-export interface ZoneQueue {
-  queue: RateLimitedTimedQueue;
-  done: Set<string>;
-}
 
 export interface ZoneCount {
   zone: string;
@@ -25,6 +14,18 @@ export interface ZoneCount {
 export interface ZoneTally {
   ready: number;
   notReady: number;
+}
+
+/** One zone as the controller's snapshot shows it. */
+export interface ZoneSnapshot {
+  zone: string;
+  state: ZoneState;
+  evictionRate: number;
+  nodes: number;
+  notReady: number;
+  /** The first names waiting for a NoExecute taint, in order; `queueLength`: all of them. */
+  queued: string[];
+  queueLength: number;
 }
 
 export interface ZoneChange {
@@ -53,88 +54,40 @@ type Rates = Pick<
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Zone bookkeeping of `handleDisruption` (docs/node-lifecycle.md#zone-states):
- * - zone states exist for zones with counted nodes; iteration is always sorted
- *   (docs/node-lifecycle.md#d7-sorted-iteration);
- * - queues are kept apart from states: a zone whose nodes are all excluded or skipped keeps its queue and
- *   limiter (upstream replaced both: docs/node-lifecycle.md#q5-skipped-nodes-leave-zone-counts); a queue goes
- *   only when no node lives in its zone;
+ * Zone states of `handleDisruption` (docs/node-lifecycle.md#zone-states), with docs/node-lifecycle.md#d6-any-zone-back-ends-master-disruption
+ * and docs/node-lifecycle.md#d7-sorted-iteration:
+ * - zone states exist for zones with counted nodes; iteration is always sorted;
+ * - the zones' NoExecute queues are kept apart (ZoneQueues): this book only sets their limiters;
  * - master-disruption mode is an explicit flag: entered when every counted zone is Full, left as soon as any
  *   counted zone (a new one included) is not (docs/node-lifecycle.md#d6-any-zone-back-ends-master-disruption).
  */
 export class ZoneBook {
   readonly #config: Rates;
-  readonly #clock: Clock;
+  readonly #queues: ZoneQueues;
   readonly #states = new Map<string, ZoneState>();
-  readonly #queues = new Map<string, ZoneQueue>();
   #master = false;
 
-  constructor(config: Rates, clock: Clock) {
+  constructor(config: Rates, queues: ZoneQueues) {
     this.#config = config;
-    this.#clock = clock;
+    this.#queues = queues;
   }
 
   inMasterDisruption(): boolean {
     return this.#master;
   }
 
-  /** `addPodEvictorForNewZone`: a zone's queue, created at the normal rate with a full bucket (0 in master mode). */
-  queueFor(zone: string): ZoneQueue {
-    let zq = this.#queues.get(zone);
-    if (!zq) {
-      const limiter = this.#master
-        ? neverRateLimiter
-        : newRateLimiter(this.#config.nodeEvictionRate, BURST, this.#clock);
-      zq = { queue: new RateLimitedTimedQueue(limiter, this.#clock), done: new Set() };
-      this.#queues.set(zone, zq);
-    }
-    return zq;
-  }
-
-  /** Drops the queues of zones where no node lives any more. */
-  retainQueues(zonesWithNodes: ReadonlySet<string>): void {
-    for (const zone of [...this.#queues.keys()]) if (!zonesWithNodes.has(zone)) this.#queues.delete(zone);
-  }
-
-  /** Sorted [zone, queue] pairs, for the tainter. */
-  queues(): Array<[string, ZoneQueue]> {
-    return [...this.#queues.entries()].sort(([a], [b]) => byName(a, b));
-  }
-
   state(zone: string): ZoneState | undefined {
     return this.#states.get(zone);
   }
 
-  rate(zone: string): number {
-    return this.#queues.get(zone)?.queue.limiterQps() ?? 0;
-  }
-
-  /** Waiting in the heap (added, not yet finished by the tainter). */
-  isPending(zone: string, name: string): boolean {
-    const zq = this.#queues.get(zone);
-    return zq !== undefined && zq.queue.has(name) && !zq.done.has(name);
-  }
-
-  /** `markNodeForTainting`: queue the node unless it is already waiting (keeping its place in line). */
-  ensurePending(zone: string, name: string, uid: string): void {
-    if (this.isPending(zone, name)) return;
-    const zq = this.queueFor(zone);
-    zq.queue.remove(name);
-    zq.done.delete(name);
-    zq.queue.add(name, uid);
-  }
-
-  /** `Remove` from the zone queue (node healthy again, taint lifted, or node gone). */
-  forget(zone: string, name: string): void {
-    const zq = this.#queues.get(zone);
-    if (!zq) return;
-    zq.queue.remove(name);
-    zq.done.delete(name);
-  }
-
-  /** The tainter finished the node: it left the heap and stays in the set. */
-  markDone(zone: string, name: string): void {
-    this.#queues.get(zone)?.done.add(name);
+  /** What the Zone object of a zone counted in the last pass shows. */
+  status(c: ZoneCount): ZoneStatus {
+    return {
+      state: this.state(c.zone) ?? 'Initial',
+      nodes: c.nodes,
+      notReady: c.notReady,
+      evictionRate: this.#queues.rate(c.zone),
+    };
   }
 
   /** `ReducedQPSFunc` / `HealthyQPSFunc` by state (`setLimiterInZone`). */
@@ -145,17 +98,10 @@ export class ZoneBook {
     return this.#config.nodeEvictionRate;
   }
 
-  /** `handleDisruption`: zone Ready conditions of this pass (counted nodes only) → states, limiters, mode. */
-  handleDisruption(readyByZone: ReadonlyMap<string, ReadonlyArray<NodeCondition | undefined>>): DisruptionOutcome {
-    const tallies = new Map<string, ZoneTally>();
-    for (const [zone, conditions] of readyByZone) {
-      const ready = conditions.filter((c) => c?.status === 'True').length;
-      tallies.set(zone, { ready, notReady: conditions.length - ready });
-    }
-    return this.handleTallies(tallies);
-  }
-
-  /** `handleDisruption` from per-zone counts (`ComputeZoneState` only needs them). */
+  /**
+   * `handleDisruption` from the per-zone counts of this pass (counted nodes only; `ComputeZoneState` needs no
+   * more) → states, limiters, mode.
+   */
   handleTallies(readyByZone: ReadonlyMap<string, ZoneTally>): DisruptionOutcome {
     const counts: ZoneCount[] = [...readyByZone.keys()].sort(byName).map((zone) => {
       const t = readyByZone.get(zone) as ZoneTally;
@@ -181,34 +127,27 @@ export class ZoneBook {
     if (!this.#master && allFull) {
       transition = 'enter';
       this.#master = true;
-      // markNodeAsReachable for every node: all leave the queues; the taint phase of this pass lifts their
-      // NoExecute taints and queues the unhealthy ones again, in name order, behind a limiter of 0.
-      for (const [, zq] of this.queues()) {
-        zq.queue.swapLimiter(0);
-        zq.queue.clear();
-        zq.done.clear();
-      }
+      // The taint phase of this pass lifts every NoExecute taint and queues the unhealthy nodes again.
+      this.#queues.halt();
       for (const c of counts) this.#setState(c.zone, 'FullDisruption', 0, changes);
     } else if (this.#master && counts.length > 0 && !allFull) {
       transition = 'exit';
       this.#master = false;
-      // Limiters come back from "never", so each new bucket starts drained (the SwapLimiter rule).
+      const rates = new Map<string, number>();
       for (const c of counts) {
         const rate = this.rateForState(c.state, c.nodes);
-        this.queueFor(c.zone).queue.swapLimiter(rate);
+        rates.set(c.zone, rate);
         this.#setState(c.zone, c.state, rate, changes);
       }
-      for (const [zone, zq] of this.queues())
-        if (!readyByZone.has(zone)) zq.queue.swapLimiter(this.#config.nodeEvictionRate);
+      this.#queues.resume(rates);
     } else if (this.#master) {
-      // Still every zone down: a zone first seen now must not taint either.
-      for (const [, zq] of this.queues()) zq.queue.swapLimiter(0);
+      // Still every zone down: a zone first seen now stays at 0 too (halted queues never accept).
       for (const c of counts) this.#setState(c.zone, 'FullDisruption', 0, changes);
     } else {
       for (const c of counts) {
         if (this.#states.get(c.zone) === c.state) continue;
         const rate = this.rateForState(c.state, c.nodes);
-        this.queueFor(c.zone).queue.swapLimiter(rate);
+        this.#queues.swapLimiter(c.zone, rate);
         this.#setState(c.zone, c.state, rate, changes);
       }
     }
@@ -218,6 +157,19 @@ export class ZoneBook {
   /** Sorted [zone, state]. */
   states(): Array<[string, ZoneState]> {
     return [...this.#states.entries()].sort(([a], [b]) => byName(a, b));
+  }
+
+  /** Every zone with a state, in order, with its sizes from `counts` and at most `queued` names of its queue. */
+  snapshot(counts: readonly ZoneCount[], queued: number): ZoneSnapshot[] {
+    const byZone = new Map(counts.map((c) => [c.zone, c]));
+    return this.states().map(([zone, state]) => ({
+      zone,
+      state,
+      evictionRate: this.#queues.rate(zone),
+      nodes: byZone.get(zone)?.nodes ?? 0,
+      notReady: byZone.get(zone)?.notReady ?? 0,
+      ...this.#queues.waiting(zone, queued),
+    }));
   }
 
   #setState(zone: string, to: ZoneState, rate: number, changes: ZoneChange[]): void {

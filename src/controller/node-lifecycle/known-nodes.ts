@@ -50,6 +50,12 @@ export class KnownNodes {
     return this.#records.values();
   }
 
+  /** A fresh grace for every node with a health record (none is created): probe and transition = `now`. */
+  freshGrace(now: number): void {
+    for (const rec of this.#records.values())
+      if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
+  }
+
   /**
    * Judges every listed node from the caches (`judgeStaged`), staging results on the records; returns the
    * records in list order (new ones not yet known) and the indexes of the nodes a mark would change.
@@ -131,7 +137,7 @@ export class KnownNodes {
       if (rec.passSkipped) continue;
       const node = nodes[i] as Node;
       if (rec.ready !== rec.passStatus || rec.lease !== rec.leaseChecked) changed(rec, node, i);
-      if (rec.passStatus !== 'True' || rec.taintsClean !== node) unsettled.push(i);
+      if (rec.passStatus !== 'True' || rec.nodeWithCleanTaints !== node) unsettled.push(i);
       // A written node (or one re-read live) may differ from the copy the record's zone was derived from.
       const same = sameLabels(rec, node);
       const labels = same ? undefined : node.metadata.labels;

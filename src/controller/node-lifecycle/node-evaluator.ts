@@ -2,7 +2,8 @@ import type { ApiClient } from '../../client/api-client.js';
 import type { ObjectCache } from '../../client/object-cache.js';
 import type { Clock } from '../../core/clock.js';
 import { isReason } from '../../core/errors.js';
-import { leaseKey, NODE_LEASE_NAMESPACE, type Lease } from '../../core/lease.js';
+import { NODE_LEASE_NAMESPACE, type Lease } from '../../core/lease.js';
+import { objectKey } from '../../core/object-key.js';
 import { readyCondition, type Node, type NodeCondition } from '../../core/node.js';
 import type { NodeLifecycleConfig } from './config.js';
 import type { ConsistencyStore } from './consistency-store.js';
@@ -61,7 +62,7 @@ export async function judgeNode(deps: EvaluatorDeps, prev: NodeHealth | undefine
 /** The synchronous part of `judgeNode` (after check A, before check B): `write` is set when a mark is due. */
 export function judgeCached(deps: EvaluatorDeps, prev: NodeHealth | undefined, node: Node): Judged {
   const now = deps.clock.monotonic();
-  const lease = deps.leases.get(leaseKey(NODE_LEASE_NAMESPACE, node.metadata.name));
+  const lease = deps.leases.get(objectKey({ namespace: NODE_LEASE_NAMESPACE, name: node.metadata.name }));
   const obs = observeNode(prev, node, lease, now, deps.config);
   const base = {
     kind: 'judged' as const,
@@ -104,7 +105,7 @@ async function checkLiveLease(
   if (live.metadata.resourceVersion === recordedRv) return undefined;
   deps.consistency.wroteAt('leases', live.metadata.resourceVersion);
   const error = new Error(
-    `lease ${NODE_LEASE_NAMESPACE}/${name} is at resourceVersion ${live.metadata.resourceVersion} live but ${recordedRv || '(none)'} in the cache`,
+    `lease ${objectKey({ namespace: NODE_LEASE_NAMESPACE, name })} is at resourceVersion ${live.metadata.resourceVersion} live but ${recordedRv || '(none)'} in the cache`,
   );
   return {
     kind: 'short-circuit',

@@ -75,24 +75,41 @@ export function observeNode(
         lastTransitionTime: node.metadata.creationTimestamp,
       };
   const gracePeriodMs = current ? timings.nodeMonitorGracePeriodMs : timings.nodeStartupGracePeriodMs;
-  const health: NodeHealth = prev
-    ? { ...prev, status: node.status }
-    : { probeTimestamp: now, readyTransitionTimestamp: now, status: node.status, lease: undefined };
-  if (prev && current) {
-    const saved = prev.status.conditions?.find((c) => c.type === 'Ready');
-    if (!saved) {
-      health.probeTimestamp = now;
-      health.readyTransitionTimestamp = now;
-    } else if (saved.lastHeartbeatTime !== current.lastHeartbeatTime) {
-      health.probeTimestamp = now;
-      if (saved.lastTransitionTime !== current.lastTransitionTime) health.readyTransitionTimestamp = now;
-    }
+  if (!prev) {
+    const health = { probeTimestamp: now, readyTransitionTimestamp: now, status: node.status, lease };
+    return { health, observed, hasReady: current !== undefined, gracePeriodMs };
   }
-  if (lease) {
-    if (!prev?.lease || prev.lease.spec.renewTime !== lease.spec.renewTime) health.probeTimestamp = now;
-    health.lease = lease;
-  }
+  const saved = current ? prev.status.conditions?.find((c) => c.type === 'Ready') : undefined;
+  const health: NodeHealth = { ...prev, status: node.status, lease: lease ?? prev.lease };
+  if (observedHeartbeat(saved, current, prev.lease, lease)) health.probeTimestamp = now;
+  if (current && readyTransitioned(saved, current)) health.readyTransitionTimestamp = now;
   return { health, observed, hasReady: current !== undefined, gracePeriodMs };
+}
+
+/** Ready appeared, or was posted again (a new lastHeartbeatTime) with a new lastTransitionTime. */
+function readyTransitioned(saved: NodeCondition | undefined, current: NodeCondition): boolean {
+  if (saved === undefined) return true;
+  return (
+    saved.lastHeartbeatTime !== current.lastHeartbeatTime && saved.lastTransitionTime !== current.lastTransitionTime
+  );
+}
+
+/**
+ * The renewal rule (docs/node-lifecycle.md#d1-judge-liveness-on-our-own-clock), in one place for the full observation (`observeNode`) and the monitor pass's
+ * fast path (`judgeStaged`): the controller observed a heartbeat when the Ready condition's lastHeartbeatTime
+ * differs from the recorded one or Ready appeared (`saved` undefined), or when the cached Lease's renewTime
+ * differs from the recorded lease's or the first lease appeared. Any inequality counts, so an agent clock
+ * stepping back is still a heartbeat; agent timestamps are never compared for order. Allocates nothing.
+ */
+export function observedHeartbeat(
+  saved: NodeCondition | undefined,
+  current: NodeCondition | undefined,
+  recordedLease: Lease | undefined,
+  lease: Lease | undefined,
+): boolean {
+  if (current !== undefined && (saved === undefined || saved.lastHeartbeatTime !== current.lastHeartbeatTime))
+    return true;
+  return lease !== undefined && (recordedLease === undefined || recordedLease.spec.renewTime !== lease.spec.renewTime);
 }
 
 /** Step 4: expired only when strictly past the grace (`now > probe + grace`). */

@@ -4,13 +4,12 @@ import type { ObjectCache } from '../../client/object-cache.js';
 import { isAbortError, type Clock } from '../../core/clock.js';
 import type { Lease } from '../../core/lease.js';
 import type { Logger } from '../../core/logger.js';
-import { zoneObjectName, type Node } from '../../core/node.js';
+import type { Node } from '../../core/node.js';
 import type { Random } from '../../core/random.js';
-import { ANNOTATION_CIRCUIT_BREAKER, ANNOTATION_MASTER_DISRUPTION } from '../../core/zone.js';
 import type { NodeLifecycleConfig } from './config.js';
-import { ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
-import { ZoneBook, type DisruptionOutcome } from './disruption.js';
-import { CONTROLLER_OBJECT, EventRecorder } from './events.js';
+import { ConsistencyError, ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
+import { ZoneBook, type DisruptionOutcome, type ZoneSnapshot } from './disruption.js';
+import { EventRecorder } from './events.js';
 import { NodeLifecycleMetrics } from './metrics.js';
 import {
   confirmMark,
@@ -26,10 +25,19 @@ import { KnownNodes } from './known-nodes.js';
 import { mapLimit } from './map-limit.js';
 import { commitWritten, type NodeRecord } from './node-record.js';
 import { PauseDetector } from './pause-detector.js';
-import { TaintReconciler, type TaintPlan } from './taint-reconciler.js';
-import { announceLeaseProblems, announceReadyChange, announceZones } from './pass-events.js';
-import type { ZoneState } from './zone-state.js';
-import { ZoneObjectSync, type DesiredZone } from './zone-objects.js';
+import { OwnWrites } from './own-writes.js';
+import { TaintReconciler } from './taint-reconciler.js';
+import {
+  announceMembership,
+  announcePause,
+  announceReadyChange,
+  announceStaleLeaseCache,
+  announceZones,
+} from './pass-events.js';
+import { LeaseWarnings } from './lease-warnings.js';
+import { BreakerStatus, type BreakerView } from './breaker-status.js';
+import { ZoneObjectSync } from './zone-objects.js';
+import { ZoneQueues } from './zone-queues.js';
 
 export interface NodeLifecycleControllerDeps {
   client: ApiClient;
@@ -45,23 +53,9 @@ export interface NodeLifecycleControllerDeps {
 
 export interface ControllerSnapshot {
   masterDisruption: boolean;
-  /** `queued`: the first SNAPSHOT_QUEUE_LIMIT names waiting for a NoExecute taint, in order; `queueLength`: all. */
-  zones: Array<{
-    zone: string;
-    state: ZoneState;
-    evictionRate: number;
-    nodes: number;
-    notReady: number;
-    queued: string[];
-    queueLength: number;
-  }>;
-  breaker: {
-    enabled: boolean;
-    holding: boolean;
-    trips: number;
-    lastError?: string;
-    pending: Array<{ resource: string; writtenRv: string; cachedRv: string }>;
-  };
+  /** At most SNAPSHOT_QUEUE_LIMIT queued names per zone. */
+  zones: ZoneSnapshot[];
+  breaker: BreakerView;
   healthRecords: number;
   passes: number;
 }
@@ -76,11 +70,13 @@ const SNAPSHOT_QUEUE_LIMIT = 50;
  * leases are read only through the informer caches.
  */
 export class NodeLifecycleController {
-  readonly #d: NodeLifecycleControllerDeps;
+  readonly #deps: NodeLifecycleControllerDeps;
   readonly #cfg: NodeLifecycleConfig;
   readonly #consistency: Pick<ConsistencyStore, 'wroteAt' | 'ensureReady' | 'pending'>;
   readonly #evalDeps: EvaluatorDeps;
+  readonly #queues: ZoneQueues;
   readonly #zones: ZoneBook;
+  readonly #writes: OwnWrites;
   readonly #events: EventRecorder;
   readonly #metrics: NodeLifecycleMetrics;
   readonly #taints: TaintReconciler;
@@ -88,17 +84,14 @@ export class NodeLifecycleController {
   readonly #pause: PauseDetector;
   /** knownNodeSet and nodeHealthMap in one (see NodeRecord). */
   readonly #nodes = new KnownNodes();
-  readonly #leaseWarned = new Map<string, number>();
-  #lastZones = new Map<string, DesiredZone>();
+  readonly #leaseWarnings: LeaseWarnings;
+  readonly #breaker: BreakerStatus;
   #lastCounts: DisruptionOutcome['counts'] = [];
-  #holding = false;
-  #trips = 0;
-  #lastError: string | undefined;
   #passes = 0;
   #serial: Promise<unknown> = Promise.resolve();
 
   constructor(deps: NodeLifecycleControllerDeps) {
-    this.#d = deps;
+    this.#deps = deps;
     this.#cfg = deps.config;
     this.#consistency = deps.config.leaseCircuitBreaker
       ? new ConsistencyStore({ leases: deps.leases })
@@ -110,7 +103,9 @@ export class NodeLifecycleController {
       config: deps.config,
       consistency: this.#consistency,
     };
-    this.#zones = new ZoneBook(deps.config, deps.clock);
+    this.#queues = new ZoneQueues(deps.config, deps.clock);
+    this.#zones = new ZoneBook(deps.config, this.#queues);
+    this.#writes = new OwnWrites(deps.nodes);
     this.#events = new EventRecorder({
       client: deps.client,
       clock: deps.clock,
@@ -118,12 +113,14 @@ export class NodeLifecycleController {
       ...(deps.identity === undefined ? {} : { host: deps.identity }),
     });
     this.#metrics = new NodeLifecycleMetrics(deps.metrics);
+    this.#breaker = new BreakerStatus(this.#metrics);
+    this.#leaseWarnings = new LeaseWarnings(this.#events, deps.log, deps.config);
     this.#taints = new TaintReconciler({
       client: deps.client,
-      nodes: deps.nodes,
+      writes: this.#writes,
       clock: deps.clock,
       log: deps.log,
-      zones: this.#zones,
+      queues: this.#queues,
       events: this.#events,
       metrics: this.#metrics,
     });
@@ -132,9 +129,9 @@ export class NodeLifecycleController {
   }
 
   async run(signal: AbortSignal): Promise<void> {
-    const { clock, log } = this.#d;
+    const { clock, log } = this.#deps;
     try {
-      while (!this.#d.nodes.hasSynced() || !this.#d.leases.hasSynced()) await clock.sleep(SYNC_POLL_MS, signal);
+      while (!this.#deps.nodes.hasSynced() || !this.#deps.leases.hasSynced()) await clock.sleep(SYNC_POLL_MS, signal);
     } catch (err) {
       if (isAbortError(err) || signal.aborted) return;
       throw err;
@@ -160,12 +157,12 @@ export class NodeLifecycleController {
 
   monitorNodeHealth(): Promise<void> {
     return this.#exclusive(async () => {
-      const start = this.#d.clock.monotonic();
+      const start = this.#deps.clock.monotonic();
       try {
         await this.#pass();
       } finally {
         this.#passes++;
-        this.#metrics.passDuration.observe((this.#d.clock.monotonic() - start) / 1000);
+        this.#metrics.passDuration.observe((this.#deps.clock.monotonic() - start) / 1000);
         await this.#events.flush();
       }
     });
@@ -179,26 +176,8 @@ export class NodeLifecycleController {
   }
 
   snapshot(): ControllerSnapshot {
-    const counts = new Map(this.#lastCounts.map((c) => [c.zone, c]));
-    const zones = this.#zones.states().map(([zone, state]) => {
-      const zq = this.#zones.queues().find(([z]) => z === zone)?.[1];
-      return {
-        zone,
-        state,
-        evictionRate: this.#zones.rate(zone),
-        nodes: counts.get(zone)?.nodes ?? 0,
-        notReady: counts.get(zone)?.notReady ?? 0,
-        queued: zq ? zq.queue.values().slice(0, SNAPSHOT_QUEUE_LIMIT) : [],
-        queueLength: zq ? zq.queue.size() : 0,
-      };
-    });
-    const breaker = {
-      enabled: this.#cfg.leaseCircuitBreaker,
-      holding: this.#holding,
-      trips: this.#trips,
-      pending: this.#consistency.pending(),
-      ...(this.#lastError === undefined ? {} : { lastError: this.#lastError }),
-    };
+    const zones = this.#zones.snapshot(this.#lastCounts, SNAPSHOT_QUEUE_LIMIT);
+    const breaker = this.#breaker.view(this.#cfg.leaseCircuitBreaker, this.#consistency.pending());
     let healthRecords = 0;
     for (const rec of this.#nodes.values()) if (rec.health !== undefined) healthRecords++;
     return { masterDisruption: this.#zones.inMasterDisruption(), zones, breaker, healthRecords, passes: this.#passes };
@@ -224,11 +203,14 @@ export class NodeLifecycleController {
    * is copied or allocated, no promise is made for it.
    */
   async #pass(): Promise<void> {
-    const now = this.#d.clock.monotonic();
+    const now = this.#deps.clock.monotonic();
     const gap = this.#pause.passStarted(now);
-    if (gap !== undefined) this.#freshGrace(now, gap);
+    if (gap !== undefined) {
+      this.#nodes.freshGrace(now);
+      announcePause(this.#events, this.#deps.log, gap);
+    }
     // The cache's own array when it offers one: read synchronously below, and copied before the first await.
-    let nodes = this.#taints.freshenAll(this.#d.nodes.sortedView?.() ?? this.#d.nodes.list());
+    let nodes = this.#writes.overlay(this.#deps.nodes.sortedView?.() ?? this.#deps.nodes.list());
     const first = nodes[0];
     if (first !== undefined) {
       // Check A once for the pass: no await separates the nodes' synchronous judgements
@@ -238,7 +220,7 @@ export class NodeLifecycleController {
     }
     const { recs, marks } = this.#nodes.judge(
       nodes,
-      this.#d.leases.sortedView?.() ?? this.#d.leases.list(),
+      this.#deps.leases.sortedView?.() ?? this.#deps.leases.list(),
       now,
       this.#cfg,
     );
@@ -270,10 +252,10 @@ export class NodeLifecycleController {
         commitWritten(rec, s.health, s.current);
         owned[i] = s.node;
         written.set(i, s);
-        if (s.marked) this.#taints.remember(s.node);
+        if (s.marked) this.#writes.remember(s.node);
       } else if (s.kind === 'skipped') {
         rec.passSkipped = true;
-        this.#d.log.warn(
+        this.#deps.log.warn(
           { err: s.error, node: s.node },
           'could not update node health; skipping the node for this pass',
         );
@@ -292,85 +274,27 @@ export class NodeLifecycleController {
     recs: readonly NodeRecord[],
     written: ReadonlyMap<number, Judged>,
   ): Promise<void> {
-    this.#holding = false;
-    this.#metrics.breakerHolding.set(0);
-    const now = this.#d.clock.monotonic();
+    this.#breaker.release();
+    const now = this.#deps.clock.monotonic();
     const { readyByZone, unsettled } = this.#nodes.tally(nodes, recs, (rec, node, i) => {
       if (rec.ready !== rec.passStatus)
         announceReadyChange(this.#events, rec, node, rec.passCurrent, written.get(i), now);
-      if (rec.lease !== rec.leaseChecked) this.#checkLease(rec, node);
+      if (rec.lease !== rec.leaseChecked) this.#leaseWarnings.check(rec, node);
     });
     const outcome = this.#zones.handleTallies(readyByZone);
-    for (const z of outcome.initial) this.#d.log.info({ zone: z }, 'Setting initial state for unseen zone');
-    announceZones(this.#events, this.#d.log, outcome);
-    if (outcome.transition === 'exit') {
-      // Every node gets a fresh grace: the outage may have been ours. Only existing records
-      // (docs/node-lifecycle.md#d9-no-crash-without-a-health-record).
-      for (const rec of this.#nodes.values())
-        if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
-    }
+    for (const z of outcome.initial) this.#deps.log.info({ zone: z }, 'Setting initial state for unseen zone');
+    announceZones(this.#events, this.#deps.log, outcome);
+    // Every node gets a fresh grace: the outage may have been ours. Only existing records
+    // (docs/node-lifecycle.md#d9-no-crash-without-a-health-record).
+    if (outcome.transition === 'exit') this.#nodes.freshGrace(now);
     const master = this.#zones.inMasterDisruption();
-    await mapLimit(this.#taintPlans(nodes, recs, master ? undefined : unsettled, master), this.#cfg.nodeWorkers, (p) =>
-      this.#taints.apply(p),
-    );
+    const plans = this.#taints.plan(nodes, recs, master ? undefined : unsettled, master);
+    await mapLimit(plans, this.#cfg.nodeWorkers, (p) => this.#taints.apply(p));
     await this.#taints.tainterPass();
     this.#lastCounts = outcome.counts;
     this.#metrics.setZones(outcome.counts);
     this.#metrics.masterDisruption.set(master ? 1 : 0);
-    this.#lastZones = new Map(
-      outcome.counts.map((c): [string, DesiredZone] => [
-        zoneObjectName(c.zone),
-        {
-          status: {
-            state: this.#zones.state(c.zone) ?? 'Initial',
-            nodes: c.nodes,
-            notReady: c.notReady,
-            evictionRate: this.#zones.rate(c.zone),
-          },
-          annotations: master ? { [ANNOTATION_MASTER_DISRUPTION]: 'true' } : ({} as Record<string, string>),
-        },
-      ]),
-    );
-    await this.#zoneObjects.sync(this.#lastZones);
-  }
-
-  /**
-   * The renew-interval warning (docs/node-lifecycle.md#d13-upstream-defaults-and-safety-checks) for a node whose
-   * cached lease changed: the warning depends only on the lease duration.
-   */
-  #checkLease(rec: NodeRecord, node: Node): void {
-    rec.leaseChecked = rec.lease;
-    const lease = rec.health?.lease;
-    if (lease === undefined || lease.spec.leaseDurationSeconds === rec.leaseCheckedDuration) return;
-    announceLeaseProblems(this.#events, this.#d.log, this.#leaseWarned, node, lease, this.#cfg);
-    rec.leaseCheckedDuration = lease.spec.leaseDurationSeconds;
-  }
-
-  /**
-   * Queue bookkeeping in name order for the nodes `KnownNodes.tally` found unsettled (every node in master-disruption
-   * mode: `only` undefined), and the few taint writes it calls for. A Ready node outside master-disruption mode whose
-   * copy was already found clean is skipped: its reconcile would only `forget` it from a queue it cannot be in (only
-   * this node's own reconcile queues it).
-   */
-  #taintPlans(
-    nodes: readonly Node[],
-    recs: readonly NodeRecord[],
-    only: readonly number[] | undefined,
-    master: boolean,
-  ): TaintPlan[] {
-    const plans: TaintPlan[] = [];
-    const count = only === undefined ? nodes.length : only.length;
-    for (let k = 0; k < count; k++) {
-      const i = only === undefined ? k : (only[k] as number);
-      const rec = recs[i] as NodeRecord;
-      if (rec.passSkipped) continue;
-      const node = nodes[i] as Node;
-      const steady = !master && rec.passStatus === 'True';
-      const plan = this.#taints.prepare(node, rec.passCurrent, master);
-      rec.taintsClean = steady && plan === undefined ? node : undefined;
-      if (plan) plans.push(plan);
-    }
-    return plans;
+    await this.#zoneObjects.report(outcome.counts, (c) => this.#zones.status(c), master);
   }
 
   /**
@@ -378,78 +302,24 @@ export class NodeLifecycleController {
    * every Zone object.
    */
   async #abandon(sc: ShortCircuit): Promise<void> {
-    this.#d.log.warn(
+    this.#deps.log.warn(
       { node: sc.node, err: sc.error },
       'Update health of Node from Controller error, Skipping - no pods will be evicted',
     );
-    this.#holding = true;
-    this.#lastError = sc.error.message;
-    this.#metrics.breakerHolding.set(1);
-    if (sc.error.name !== 'ConsistencyError') {
-      this.#trips++;
-      this.#metrics.breakerTrips.inc();
-    }
-    if (sc.stale) {
-      const uid = this.#nodes.get(sc.node)?.uid;
-      this.#events.emit(
-        { kind: 'Node', name: sc.node, ...(uid ? { uid } : {}) },
-        'Warning',
-        'LeaseCacheStale',
-        `Lease cache is stale for node ${sc.node}: cached resourceVersion ${sc.stale.cachedRv || '(none)'}, live resourceVersion ${sc.stale.liveRv}; no node is judged until the cache catches up`,
-      );
-    }
-    const note = `holding: ${sc.error.message}`.slice(0, 1000);
-    const desired = new Map(
-      [...this.#lastZones].map(([name, z]) => [
-        name,
-        { status: z.status, annotations: { ...z.annotations, [ANNOTATION_CIRCUIT_BREAKER]: note } },
-      ]),
-    );
-    await this.#zoneObjects.sync(desired);
+    this.#breaker.hold(sc.error, !(sc.error instanceof ConsistencyError));
+    if (sc.stale)
+      announceStaleLeaseCache(this.#events, { name: sc.node, uid: this.#nodes.get(sc.node)?.uid }, sc.stale);
+    await this.#zoneObjects.reportHolding(`holding: ${sc.error.message}`.slice(0, 1000));
   }
 
   /** RegisteredNode / RemovingNode and zone queues for the nodes listed in a pass that was not abandoned. */
   #classify(nodes: readonly Node[], recs: NodeRecord[]): void {
-    const { added, removed, moved } = this.#nodes.register(nodes, recs);
-    for (const rec of added) {
-      this.#events.emit(
-        { kind: 'Node', name: rec.name, uid: rec.uid },
-        'Normal',
-        'RegisteredNode',
-        `Node ${rec.name} event: Registered Node ${rec.name} in Controller`,
-      );
-      this.#zones.queueFor(rec.zone);
+    const changes = this.#nodes.register(nodes, recs);
+    announceMembership(this.#events, changes);
+    this.#queues.track(changes, () => [...this.#nodes.values()].map((r) => r.zone));
+    for (const { name } of changes.removed) {
+      this.#leaseWarnings.forget(name);
+      this.#writes.forget(name);
     }
-    for (const { rec, from } of moved) {
-      this.#zones.forget(from, rec.name);
-      this.#zones.queueFor(rec.zone);
-    }
-    for (const { name, uid, zone } of removed) {
-      this.#events.emit(
-        { kind: 'Node', name, uid },
-        'Normal',
-        'RemovingNode',
-        `Node ${name} event: Removing Node ${name} from Controller`,
-      );
-      this.#zones.forget(zone, name);
-      this.#leaseWarned.delete(name);
-      this.#taints.forget(name);
-    }
-    // Only this pass's membership or zone changes can leave a queue without nodes.
-    if (added.length + moved.length + removed.length > 0)
-      this.#zones.retainQueues(new Set([...this.#nodes.values()].map((r) => r.zone)));
-  }
-
-  #freshGrace(now: number, gapMs: number): void {
-    for (const rec of this.#nodes.values())
-      if (rec.health) rec.health.probeTimestamp = rec.health.readyTransitionTimestamp = now;
-    const secs = Math.floor(gapMs / 1000);
-    this.#d.log.warn({ gapMs }, 'node lifecycle controller was paused; giving every node a fresh grace period');
-    this.#events.emit(
-      CONTROLLER_OBJECT,
-      'Warning',
-      'ControllerPaused',
-      `Node lifecycle controller did not run for ${secs}s (more than one monitor period plus the grace period); every node gets a fresh grace period instead of being judged on silence the controller did not watch`,
-    );
   }
 }

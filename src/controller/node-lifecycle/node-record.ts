@@ -1,6 +1,6 @@
 import type { Lease } from '../../core/lease.js';
 import { EXCLUDE_DISRUPTION_LABEL, readyCondition, zoneKeyOf, type Node, type NodeCondition } from '../../core/node.js';
-import { observeNode, wouldMarkChange, type HealthTimings, type NodeHealth } from './node-health.js';
+import { observedHeartbeat, observeNode, wouldMarkChange, type HealthTimings, type NodeHealth } from './node-health.js';
 
 /**
  * Everything the controller keeps about one node it knows (upstream's `knownNodeSet` entry plus its
@@ -25,7 +25,7 @@ export interface NodeRecord {
   labelsRv: string;
   /** Ready status after the last judged pass ('None' without a Ready condition); undefined before the first. */
   ready: string | undefined;
-  /** The lease `announceLeaseProblems` last saw, and its duration: its verdict only depends on the duration. */
+  /** The lease LeaseWarnings last checked, and its duration: its verdict only depends on the duration. */
   leaseChecked: Lease | undefined;
   leaseCheckedDuration: number | undefined;
   /** `nodeHealthMap` entry; undefined until the first committed judgement. Mutated only by commits. */
@@ -39,7 +39,7 @@ export interface NodeRecord {
   readyCond: NodeCondition | undefined;
   readyStatus: string;
   /** The node copy whose taint reconcile (Ready=True, outside master-disruption mode) had nothing to do. */
-  taintsClean: Node | undefined;
+  nodeWithCleanTaints: Node | undefined;
   /** This pass: what changed ('none', a renewed or edited 'lease', or the 'node': a new health object). */
   passKind: 'none' | 'lease' | 'node';
   passProbe: number;
@@ -69,7 +69,7 @@ export function newNodeRecord(node: Node): NodeRecord {
     lease: undefined,
     readyCond: undefined,
     readyStatus: 'None',
-    taintsClean: undefined,
+    nodeWithCleanTaints: undefined,
     passKind: 'none',
     passProbe: 0,
     passLease: undefined,
@@ -118,12 +118,11 @@ export function judgeStaged(
       rec.passKind = 'none';
       probe = prev.probeTimestamp;
     } else {
-      // observeNode's lease rule without a new health object: any renewTime inequality is a renewal
-      // (docs/node-lifecycle.md#d1-judge-liveness-on-our-own-clock).
+      // The same node, so the same Ready: only the lease can carry a heartbeat (the renewal rule:
+      // docs/node-lifecycle.md#d1-judge-liveness-on-our-own-clock).
       rec.passKind = 'lease';
       rec.passLease = lease;
-      probe = rec.passProbe =
-        prev.lease === undefined || prev.lease.spec.renewTime !== lease.spec.renewTime ? now : prev.probeTimestamp;
+      probe = rec.passProbe = observedHeartbeat(ready, ready, prev.lease, lease) ? now : prev.probeTimestamp;
     }
   } else {
     const health = (rec.passHealth = observeNode(prev, node, lease, now, timings).health);

@@ -1,11 +1,10 @@
-import type { Lease } from '../../core/lease.js';
 import type { Logger } from '../../core/logger.js';
 import type { Node, NodeCondition } from '../../core/node.js';
-import type { NodeLifecycleConfig } from './config.js';
 import type { ZoneChange, DisruptionOutcome } from './disruption.js';
 import { CONTROLLER_OBJECT, type EventRecorder } from './events.js';
+import type { Membership } from './known-nodes.js';
 import type { Judged } from './node-evaluator.js';
-import { heartbeatTimeoutMessage, leaseRenewIntervalTooLong } from './node-health.js';
+import { heartbeatTimeoutMessage } from './node-health.js';
 
 /** What the announcements need of the controller's record of a node (see NodeRecord). */
 export interface KnownNode {
@@ -45,32 +44,39 @@ export function announceReadyChange(
   }
 }
 
-/**
- * Warn once per lease (and again if its duration changes) when renewals cannot beat the grace
- * (docs/node-lifecycle.md#d13-upstream-defaults-and-safety-checks).
- */
-export function announceLeaseProblems(
+/** RegisteredNode for every node the controller learnt of in a pass, RemovingNode for every node it forgot. */
+export function announceMembership(events: EventRecorder, changes: Membership): void {
+  const emit = ({ name, uid }: { name: string; uid: string }, reason: string, what: string): void =>
+    events.emit({ kind: 'Node', name, uid }, 'Normal', reason, `Node ${name} event: ${what}`);
+  for (const rec of changes.added) emit(rec, 'RegisteredNode', `Registered Node ${rec.name} in Controller`);
+  for (const rec of changes.removed) emit(rec, 'RemovingNode', `Removing Node ${rec.name} from Controller`);
+}
+
+/** LeaseCacheStale: check B saw a live lease newer than the cached one, so no node is judged for now. */
+export function announceStaleLeaseCache(
   events: EventRecorder,
-  log: Logger,
-  warned: Map<string, number>,
-  node: Node,
-  lease: Lease,
-  config: Pick<NodeLifecycleConfig, 'nodeMonitorPeriodMs' | 'nodeMonitorGracePeriodMs'>,
+  node: { name: string; uid: string | undefined },
+  stale: { cachedRv: string; liveRv: string },
 ): void {
-  const name = node.metadata.name;
-  const duration = lease.spec.leaseDurationSeconds;
-  if (warned.get(name) === duration) return;
-  if (!leaseRenewIntervalTooLong(lease, config.nodeMonitorPeriodMs, config.nodeMonitorGracePeriodMs)) {
-    warned.delete(name);
-    return;
-  }
-  warned.set(name, duration);
-  const message =
-    `Lease of node ${name} renews every ${duration / 4}s (leaseDurationSeconds/4); plus the ${config.nodeMonitorPeriodMs / 1000}s monitor period ` +
-    `that is not shorter than the ${config.nodeMonitorGracePeriodMs / 1000}s grace period, so the node can look dead between two renewals: ` +
-    'lower the agent lease duration or raise --node-monitor-grace-period';
-  log.warn({ node: name, leaseDurationSeconds: duration }, message);
-  events.emit({ kind: 'Node', name, uid: node.metadata.uid }, 'Warning', 'LeaseRenewIntervalTooLong', message);
+  const { name, uid } = node;
+  events.emit(
+    { kind: 'Node', name, ...(uid ? { uid } : {}) },
+    'Warning',
+    'LeaseCacheStale',
+    `Lease cache is stale for node ${name}: cached resourceVersion ${stale.cachedRv || '(none)'}, live resourceVersion ${stale.liveRv}; no node is judged until the cache catches up`,
+  );
+}
+
+/** ControllerPaused: the controller itself did not run for `gapMs` (PauseDetector), so every node gets a fresh grace. */
+export function announcePause(events: EventRecorder, log: Logger, gapMs: number): void {
+  const secs = Math.floor(gapMs / 1000);
+  log.warn({ gapMs }, 'node lifecycle controller was paused; giving every node a fresh grace period');
+  events.emit(
+    CONTROLLER_OBJECT,
+    'Warning',
+    'ControllerPaused',
+    `Node lifecycle controller did not run for ${secs}s (more than one monitor period plus the grace period); every node gets a fresh grace period instead of being judged on silence the controller did not watch`,
+  );
 }
 
 /** ZoneStateChanged per changed zone (Initial → Normal is start-up noise and stays quiet); MasterDisruption. */

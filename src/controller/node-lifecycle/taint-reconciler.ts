@@ -1,11 +1,11 @@
 import type { ApiClient } from '../../client/api-client.js';
-import type { ObjectCache } from '../../client/object-cache.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { readyCondition, zoneKeyOf, type Node, type NodeCondition, type Taint } from '../../core/node.js';
-import type { ZoneBook } from './disruption.js';
 import type { EventRecorder } from './events.js';
 import type { NodeLifecycleMetrics } from './metrics.js';
+import type { NodeRecord } from './node-record.js';
+import type { OwnWrites } from './own-writes.js';
 import type { TryResult } from './rate-limited-queue.js';
 import {
   desiredNoScheduleKeys,
@@ -18,22 +18,23 @@ import {
   UNREACHABLE_NO_EXECUTE,
   writeTaints,
 } from './taints.js';
+import type { ZoneQueues } from './zone-queues.js';
 
 /** Tainter retry for a node without a Ready condition (upstream `doNoExecuteTaintingPass`). */
 export const TAINTER_RETRY_MS = 50;
 
 export interface TaintReconcilerDeps {
   client: ApiClient;
-  nodes: ObjectCache<Node>;
+  /** Nodes are read through our own recent writes, and every taint we write is recorded there. */
+  writes: OwnWrites;
   clock: Clock;
   log: Logger;
-  zones: ZoneBook;
+  queues: ZoneQueues;
   events: EventRecorder;
   metrics: NodeLifecycleMetrics;
 }
 
 const taintName = (t: { key: string; effect: string }): string => `${t.key}:${t.effect}`;
-const rv = (n: Node): number => Number(n.metadata.resourceVersion);
 
 /** What `prepare` decided for one node; `apply` writes it. */
 export interface TaintPlan {
@@ -61,72 +62,54 @@ function desiredTaints(plan: TaintPlan, taints: readonly Taint[], node: Node): T
  * Everything that writes taints: the per-pass reconcile of one node (`processTaintBaseEviction`, the NoSchedule
  * mirrors of `doNoScheduleTaintingPass`, master-disruption lifting) and the rate-limited NoExecute tainter
  * (`doNoExecuteTaintingPass`). Nodes are read from the cache, or from our own newer write when the cache has
- * not delivered it yet, so a taint decision never acts on a status older than one we wrote.
+ * not delivered it yet (OwnWrites), so a taint decision never acts on a status older than one we wrote.
  */
 export class TaintReconciler {
-  readonly #d: TaintReconcilerDeps;
-  /** Our own writes the cache may not have delivered yet (dropped once the cache catches up). */
-  readonly #written = new Map<string, Node>();
+  readonly #deps: TaintReconcilerDeps;
 
   constructor(deps: TaintReconcilerDeps) {
-    this.#d = deps;
-  }
-
-  /** The newest copy of a node we know of; undefined when the cache no longer has it (deleted). */
-  fresh(name: string): Node | undefined {
-    const cached = this.#d.nodes.get(name);
-    const mine = this.#written.get(name);
-    if (!cached) {
-      this.#written.delete(name);
-      return undefined;
-    }
-    if (mine && rv(mine) > rv(cached)) return mine;
-    this.#written.delete(name);
-    return cached;
-  }
-
-  /** `fresh` for a copy the caller already read from the cache (one lookup less per node and pass). */
-  freshen(listed: Node): Node {
-    const name = listed.metadata.name;
-    const mine = this.#written.get(name);
-    if (!mine) return listed;
-    if (rv(mine) > rv(listed)) return mine;
-    this.#written.delete(name);
-    return listed;
-  }
-
-  /** `freshen` over a whole list: the same array when none of our writes is pending, else a fresh copy. */
-  freshenAll(nodes: readonly Node[]): readonly Node[] {
-    if (this.#written.size === 0) return nodes;
-    return nodes.map((n) => this.freshen(n));
-  }
-
-  remember(node: Node): void {
-    this.#written.set(node.metadata.name, node);
-  }
-
-  forget(name: string): void {
-    this.#written.delete(name);
+    this.#deps = deps;
   }
 
   /**
-   * One node after the zone decisions of the pass (docs/node-lifecycle.md#d5-one-loop-in-a-fixed-order), from its
-   * Ready as judged in this pass (https://github.com/kubernetes/kubernetes/pull/120816): True → both NoExecute
-   * taints go at once; False/Unknown → an instant swap when the opposite NoExecute taint is there, nothing when the
-   * matching one is (no token spent: docs/node-lifecycle.md#d8-restarts-keep-noexecute-taints), else the zone
-   * queue. In master-disruption mode NoExecute taints are lifted and unhealthy nodes wait in the queue. NoSchedule
-   * mirrors are kept in sync without rate limit (docs/node-lifecycle.md#d15-noschedule-taints-once-per-pass). One
-   * write per node at most.
+   * The taint phase of a monitor pass, in name order, over the nodes the pass found unsettled (every node in
+   * master-disruption mode: `only` undefined): the queue bookkeeping of each, and the few writes it calls for.
+   * A Ready node outside master-disruption mode whose copy has nothing to do is remembered on its record
+   * (`nodeWithCleanTaints`), so later passes skip it: its reconcile would only `forget` it from a queue it cannot be
+   * in (only the node's own reconcile queues it).
    */
-  async reconcile(node: Node, current: NodeCondition | undefined, master: boolean): Promise<void> {
-    const plan = this.prepare(node, current, master);
-    if (plan) await this.apply(plan);
+  plan(
+    nodes: readonly Node[],
+    recs: readonly NodeRecord[],
+    only: readonly number[] | undefined,
+    master: boolean,
+  ): TaintPlan[] {
+    const plans: TaintPlan[] = [];
+    const count = only === undefined ? nodes.length : only.length;
+    for (let k = 0; k < count; k++) {
+      const i = only === undefined ? k : (only[k] as number);
+      const rec = recs[i] as NodeRecord;
+      if (rec.passSkipped) continue;
+      const node = nodes[i] as Node;
+      const steady = !master && rec.passStatus === 'True';
+      const plan = this.prepare(node, rec.passCurrent, master);
+      rec.nodeWithCleanTaints = steady && plan === undefined ? node : undefined;
+      if (plan) plans.push(plan);
+    }
+    return plans;
   }
 
   /**
-   * The synchronous half of `reconcile`: the zone-queue bookkeeping, then the taints the node should carry,
-   * computed on its cached copy. Undefined when that copy already carries them (no API call, no event): a monitor
-   * pass runs this for every node in name order, and only the few plans it returns go through the async writes.
+   * One node after the zone decisions of the pass (docs/node-lifecycle.md#d5-one-loop-in-a-fixed-order), from its Ready as judged
+   * in this pass (https://github.com/kubernetes/kubernetes/pull/120816):
+   * True → both NoExecute taints go at once; False/Unknown → an instant swap when the opposite NoExecute taint
+   * is there, nothing when the matching one is (no token spent: docs/node-lifecycle.md#d8-restarts-keep-noexecute-taints), else the zone queue. In master-
+   * disruption mode NoExecute taints are lifted and unhealthy nodes wait in the queue. NoSchedule mirrors are
+   * kept in sync without rate limit. One write per node at most.
+   *
+   * This is the synchronous half: the zone-queue bookkeeping, then the taints the node should carry, computed on
+   * its cached copy. Undefined when that copy already carries them (no API call, no event): a monitor pass runs
+   * this for every node in name order, and only the few plans it returns go through `apply`, the async write.
    */
   prepare(node: Node, current: NodeCondition | undefined, master: boolean): TaintPlan | undefined {
     const name = node.metadata.name;
@@ -136,14 +119,14 @@ export class TaintReconciler {
     const m = current ? noExecuteFor(current.status) : undefined;
     let swapTo: string | undefined;
     if (master) {
-      if (hadNoExecute) this.#d.zones.forget(zone, name);
-      if (m) this.#d.zones.ensurePending(zone, name, node.metadata.uid);
-      else if (current) this.#d.zones.forget(zone, name);
+      if (hadNoExecute) this.#deps.queues.forget(zone, name);
+      if (m) this.#deps.queues.ensurePending(zone, name, node.metadata.uid);
+      else if (current) this.#deps.queues.forget(zone, name);
     } else if (current?.status === 'True') {
-      this.#d.zones.forget(zone, name);
+      this.#deps.queues.forget(zone, name);
     } else if (m && !hasTaint(taints, m.want)) {
       if (hasTaint(taints, m.other)) swapTo = taintName(m.want);
-      else this.#d.zones.ensurePending(zone, name, node.metadata.uid);
+      else this.#deps.queues.ensurePending(zone, name, node.metadata.uid);
     }
     const plan: TaintPlan = {
       node,
@@ -151,24 +134,24 @@ export class TaintReconciler {
       healthy: master || current?.status === 'True',
       noExecute: m,
       swapTo,
-      nowWallMs: this.#d.clock.now(),
+      nowWallMs: this.#deps.clock.now(),
     };
     if (swapTo === undefined && sameTaints(taints, desiredTaints(plan, taints, node))) return undefined;
     return plan;
   }
 
-  /** The write half of `reconcile`: `writeTaints` (conflict retries re-read the node) and the swap event. */
+  /** The write half of `prepare`: `writeTaints` (conflict retries re-read the node) and the swap event. */
   async apply(plan: TaintPlan): Promise<void> {
     const { node, zone, swapTo } = plan;
     const name = node.metadata.name;
-    const res = await writeTaints(this.#d.client, node, (t, n) => desiredTaints(plan, t, n));
+    const res = await writeTaints(this.#deps.client, node, (t, n) => desiredTaints(plan, t, n));
     if (!res.ok) {
-      this.#d.log.warn({ err: res.error, node: name }, 'could not update node taints; will retry next pass');
+      this.#deps.log.warn({ err: res.error, node: name }, 'could not update node taints; will retry next pass');
       return;
     }
-    if (res.node && res.node !== node) this.remember(res.node);
+    if (res.node && res.node !== node) this.#deps.writes.remember(res.node);
     if (swapTo) {
-      this.#d.events.emit(
+      this.#deps.events.emit(
         { kind: 'Node', name, uid: node.metadata.uid },
         'Warning',
         'NodeTainted',
@@ -179,40 +162,42 @@ export class TaintReconciler {
 
   /** `doNoExecuteTaintingPass`: every zone queue, in zone order, through its rate limiter. */
   async tainterPass(): Promise<void> {
-    for (const [zone, zq] of this.#d.zones.queues()) {
+    for (const [zone, zq] of this.#deps.queues.sorted()) {
       try {
         await zq.queue.try((v) => this.#taintOne(zone, v.value));
       } catch (err) {
-        this.#d.log.error({ err, zone }, 'NoExecute tainter failed for zone; will retry');
+        this.#deps.log.error({ err, zone }, 'NoExecute tainter failed for zone; will retry');
       }
     }
   }
 
   async #taintOne(zone: string, name: string): Promise<TryResult> {
-    const node = this.fresh(name);
+    const node = this.#deps.writes.get(name);
     if (!node) {
-      this.#d.zones.markDone(zone, name);
+      this.#deps.queues.markDone(zone, name);
       return { done: true };
     }
     const ready = readyCondition(node);
     if (!ready) return { done: false, retryAfterMs: TAINTER_RETRY_MS };
     const m = noExecuteFor(ready.status);
     if (!m) {
-      this.#d.zones.markDone(zone, name);
+      this.#deps.queues.markDone(zone, name);
       return { done: true };
     }
     const already = hasTaint(node.spec.taints, m.want);
-    const res = await writeTaints(this.#d.client, node, (t) => swapTaints(t, [m.want], [m.other], this.#d.clock.now()));
+    const res = await writeTaints(this.#deps.client, node, (t) =>
+      swapTaints(t, [m.want], [m.other], this.#deps.clock.now()),
+    );
     if (!res.ok) {
-      this.#d.log.warn({ err: res.error, node: name }, 'could not add NoExecute taint; will retry');
+      this.#deps.log.warn({ err: res.error, node: name }, 'could not add NoExecute taint; will retry');
       return { done: false, retryAfterMs: 0 };
     }
-    this.#d.zones.markDone(zone, name);
+    this.#deps.queues.markDone(zone, name);
     if (res.node && !already) {
-      this.remember(res.node);
-      this.#d.metrics.taintsAdded.inc({ zone });
-      const rate = this.#d.zones.rate(zone);
-      this.#d.events.emit(
+      this.#deps.writes.remember(res.node);
+      this.#deps.metrics.taintsAdded.inc({ zone });
+      const rate = this.#deps.queues.rate(zone);
+      this.#deps.events.emit(
         { kind: 'Node', name, uid: node.metadata.uid },
         'Warning',
         'NodeTainted',

@@ -1,7 +1,14 @@
 import type { ApiClient, Writable } from '../../client/api-client.js';
 import { isReason } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import type { Zone, ZoneStatus } from '../../core/zone.js';
+import { zoneObjectName } from '../../core/node.js';
+import {
+  ANNOTATION_CIRCUIT_BREAKER,
+  ANNOTATION_MASTER_DISRUPTION,
+  type Zone,
+  type ZoneStatus,
+} from '../../core/zone.js';
+import type { ZoneCount } from './disruption.js';
 
 type ZoneBody = Writable<Zone>;
 
@@ -32,11 +39,33 @@ export class ZoneObjectSync {
   readonly #log: Logger;
   /** Zone object name → what we last wrote (with the object's resourceVersion). */
   readonly #written = new Map<string, { desired: DesiredZone; object: Zone }>();
+  /** What the last pass that went through reported, by Zone object name. */
+  #reported = new Map<string, DesiredZone>();
   #listed = false;
 
   constructor(deps: { client: ApiClient; log: Logger }) {
     this.#client = deps.client;
     this.#log = deps.log;
+  }
+
+  /** After a pass: every counted zone as `status` shows it, annotated in master-disruption mode. */
+  report(counts: readonly ZoneCount[], status: (c: ZoneCount) => ZoneStatus, master: boolean): Promise<void> {
+    const annotations = (): Record<string, string> => (master ? { [ANNOTATION_MASTER_DISRUPTION]: 'true' } : {});
+    this.#reported = new Map(
+      counts.map((c) => [zoneObjectName(c.zone), { status: status(c), annotations: annotations() }]),
+    );
+    return this.sync(this.#reported);
+  }
+
+  /** After an abandoned pass: the last report, every zone annotated with why the controller holds. */
+  reportHolding(note: string): Promise<void> {
+    const desired = new Map(
+      [...this.#reported].map(([name, z]) => [
+        name,
+        { status: z.status, annotations: { ...z.annotations, [ANNOTATION_CIRCUIT_BREAKER]: note } },
+      ]),
+    );
+    return this.sync(desired);
   }
 
   /** `desired` is keyed by Zone object name (zone "" already mapped to `default`). */

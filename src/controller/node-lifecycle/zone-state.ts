@@ -1,4 +1,3 @@
-import type { NodeCondition } from '../../core/node.js';
 import type { ZoneState as CoreZoneState } from '../../core/zone.js';
 
 /** The zone states of the Zone object (src/core/zone.ts); `Initial` only ever comes from the controller's map. */
@@ -14,28 +13,14 @@ export const DEFAULT_UNHEALTHY_ZONE_THRESHOLD = 0.55;
 const MIN_NOT_READY_FOR_PARTIAL = 2;
 
 /**
- * `ComputeZoneState` (node_lifecycle_controller.go): the zone's Ready conditions, one per counted node
- * (undefined for a node without one) → its disruption state.
+ * `ComputeZoneState` (node_lifecycle_controller.go) from the counts of a zone's counted nodes, Ready or not (a
+ * node without a Ready condition is not Ready), as the monitor pass tallies them:
  * - no node Ready (and at least one counted) → FullDisruption;
  * - more than 2 not Ready and notReady/total >= threshold → PartialDisruption;
- * - else Normal (also for an empty list, which upstream never passes).
+ * - else Normal (also for an empty zone, which upstream never passes).
  * The ratio and the threshold are compared in float32, as upstream does (`float32(notReady)/float32(total)`,
  * threshold a float32 flag), so borderline zones land on the same side as in kube-controller-manager.
  */
-export function computeZoneState(
-  readyConditions: Array<NodeCondition | undefined>,
-  unhealthyZoneThreshold: number,
-): { state: Exclude<ZoneState, 'Initial'>; ready: number; notReady: number } {
-  let ready = 0;
-  let notReady = 0;
-  for (const condition of readyConditions) {
-    if (condition?.status === 'True') ready++;
-    else notReady++;
-  }
-  return { state: zoneStateOf(ready, notReady, unhealthyZoneThreshold), ready, notReady };
-}
-
-/** `ComputeZoneState` from the counts (what the monitor pass tallies, without a list of conditions per zone). */
 export function zoneStateOf(
   ready: number,
   notReady: number,

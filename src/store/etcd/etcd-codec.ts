@@ -55,11 +55,6 @@ export function decodeKv<T extends AnyObject>(kv: IKeyValue): T {
   return decodeObject<T>(kv.value, kv.mod_revision);
 }
 
-/** The user-facing name in a NotFound: a lease key is `namespace/name`. */
-export function nameOfKey(resource: Resource, key: string): string {
-  return resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key;
-}
-
 /**
  * Turns an etcd3 client failure into the store's errors: anything transport-shaped (unreachable, deadline,
  * circuit open, client closed) is ServiceUnavailable so the API answers 503 and clients retry.
@@ -71,6 +66,7 @@ export function storageError(err: unknown, endpoints: readonly string[]): Error 
     err instanceof GRPCUnavailableError ||
     err instanceof GRPCDeadlineExceededError ||
     err instanceof GRPCCancelledError ||
+    // cockatiel's BrokenCircuitError (etcd3's circuit breaker) is neither exported by etcd3 nor our dependency.
     (err instanceof Error && (isRecoverableError(err) || err.name === 'BrokenCircuitError'));
   if (transport) {
     return new ServiceUnavailableError(

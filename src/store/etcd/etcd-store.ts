@@ -1,37 +1,32 @@
 import { Etcd3, type IRequestOp, type ITxnResponse } from 'etcd3';
 import { systemClock, type Clock } from '../../core/clock.js';
-import { AlreadyExistsError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js';
+import { AlreadyExistsError, ConflictError, NotFoundError, storeClosedError } from '../../core/errors.js';
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
+import { splitObjectKey } from '../../core/object-key.js';
+import { EncodedJson } from '../encoded-json.js';
 import {
-  decodeKv,
-  decodeObject,
-  encodeObject,
-  EtcdKeys,
-  nameOfKey,
-  prefixRangeEnd,
-  storageError,
-} from './etcd-codec.js';
+  DEFAULT_HISTORY_RETENTION_MS,
+  type ListResult,
+  type Store,
+  type StoreEvent,
+  type StoreOptions,
+  type WatchOptions,
+} from '../store.js';
+import { decodeKv, decodeObject, encodeObject, EtcdKeys, prefixRangeEnd, storageError } from './etcd-codec.js';
 import { runCompactor } from './etcd-compactor.js';
 import { etcdWatch } from './etcd-watch.js';
 
-export interface EtcdStoreOptions {
+/** Compaction every 60 s by default; history is kept at least DEFAULT_HISTORY_RETENTION_MS (shorter is raised). */
+export interface EtcdStoreOptions extends StoreOptions {
   /** Client URLs, e.g. `http://127.0.0.1:2379` (kube-apiserver's --etcd-servers). */
   endpoints: string[];
   /** Key prefix (kube-apiserver's --etcd-prefix); default `/shepherd`. */
   prefix?: string;
-  log?: Logger;
-  clock?: Clock;
-  /** Default 60 s. */
-  compactionIntervalMs?: number;
-  /** History kept for watch resumes; at least 5 min (shorter values are raised to it). */
-  historyRetentionMs?: number;
   /** Connect timeout; default 5 s. */
   dialTimeoutMs?: number;
 }
 
-const MIN_RETENTION_MS = 5 * 60_000;
 const DEFAULT_COMPACTION_INTERVAL_MS = 60_000;
 
 /** Connects, checks that etcd answers (ServiceUnavailableError if not) and starts the compactor. */
@@ -62,6 +57,8 @@ export class EtcdStore implements Store {
   readonly #options: EtcdStoreOptions;
   readonly #inflight = new Set<Promise<unknown>>();
   readonly #watchStoppers = new Set<() => void>();
+  /** Filled lazily: an etcd value lacks the resourceVersion, so its bytes are never the object's JSON. */
+  readonly #encoded = new EncodedJson();
   readonly #stopCompaction = new AbortController();
   #compactionLoop: Promise<void> = Promise.resolve();
   #compacted = 0;
@@ -84,7 +81,7 @@ export class EtcdStore implements Store {
   startCompactor(): void {
     const config = {
       intervalMs: this.#options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
-      retentionMs: Math.max(this.#options.historyRetentionMs ?? MIN_RETENTION_MS, MIN_RETENTION_MS),
+      retentionMs: Math.max(this.#options.historyRetentionMs ?? 0, DEFAULT_HISTORY_RETENTION_MS),
     };
     const target = { currentRevision: () => this.currentRevision(), compact: (r: number) => this.compact(r) };
     this.#compactionLoop = runCompactor(
@@ -97,8 +94,8 @@ export class EtcdStore implements Store {
   async get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]> {
     const res = await this.#call(() => this.#client.kv.range({ key: this.#keys.object(resource, key) }));
     const kv = res.kvs[0];
-    if (!kv) throw new NotFoundError(resource, nameOfKey(resource, key));
-    return decodeKv<ResourceTypes[R]>(kv);
+    if (!kv) throw new NotFoundError(resource, splitObjectKey(key).name);
+    return this.#handOut(decodeKv<ResourceTypes[R]>(kv));
   }
 
   async list<R extends Resource>(
@@ -108,7 +105,8 @@ export class EtcdStore implements Store {
     const start = Buffer.from(this.#keys.kind(resource) + (options.prefix ?? ''));
     // One range read: its items and its header revision come from the same snapshot. etcd sorts by key.
     const res = await this.#call(() => this.#client.kv.range({ key: start, range_end: prefixRangeEnd(start) }));
-    return { items: res.kvs.map((kv) => decodeKv<ResourceTypes[R]>(kv)), revision: Number(res.header.revision) };
+    const items = res.kvs.map((kv) => this.#handOut(decodeKv<ResourceTypes[R]>(kv)));
+    return { items, revision: Number(res.header.revision) };
   }
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
@@ -119,7 +117,7 @@ export class EtcdStore implements Store {
       [],
     );
     if (!res.succeeded) throw new AlreadyExistsError(resource, obj.metadata.name);
-    return withRevision(obj, res.header.revision);
+    return this.#handOut(withRevision(obj, res.header.revision));
   }
 
   async update<R extends Resource>(
@@ -139,7 +137,7 @@ export class EtcdStore implements Store {
       [{ request_range: { key, keys_only: true } }],
     );
     if (!res.succeeded) throw this.#casFailure(resource, obj.metadata.name, res);
-    return withRevision(obj, res.header.revision);
+    return this.#handOut(withRevision(obj, res.header.revision));
   }
 
   async delete<R extends Resource>(
@@ -166,11 +164,11 @@ export class EtcdStore implements Store {
       [{ request_delete_range: { key: k, prev_kv: true } }],
       [{ request_range: { key: k, keys_only: true } }],
     );
-    if (!res.succeeded) throw this.#casFailure(resource, nameOfKey(resource, key), res);
+    if (!res.succeeded) throw this.#casFailure(resource, splitObjectKey(key).name, res);
     const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
-    if (!prev) throw new NotFoundError(resource, nameOfKey(resource, key));
+    if (!prev) throw new NotFoundError(resource, splitObjectKey(key).name);
     // The last state, stamped with the deletion's revision (what a watcher sees in the DELETED event).
-    return decodeObject<ResourceTypes[R]>(prev.value, res.header.revision);
+    return this.#handOut(decodeObject<ResourceTypes[R]>(prev.value, res.header.revision));
   }
 
   watch<R extends Resource>(
@@ -192,8 +190,13 @@ export class EtcdStore implements Store {
         this.#watchStoppers.add(stop);
         return () => this.#watchStoppers.delete(stop);
       },
+      handOut: (obj: AnyObject) => this.#handOut(obj),
     };
     return etcdWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+  }
+
+  encodedJson(obj: object): string | undefined {
+    return this.#encoded.get(obj);
   }
 
   async currentRevision(): Promise<number> {
@@ -237,6 +240,12 @@ export class EtcdStore implements Store {
     this.#client.close();
   }
 
+  /** Every object this store returns or streams passes here, so `encodedJson` knows it. */
+  #handOut<T extends AnyObject>(obj: T): T {
+    this.#encoded.recordLazily(obj);
+    return obj;
+  }
+
   #casFailure(resource: Resource, name: string, res: ITxnResponse): Error {
     const exists = (res.responses[0]?.response_range.count ?? '0') !== '0';
     return exists ? new ConflictError(resource, name) : new NotFoundError(resource, name);
@@ -252,7 +261,7 @@ export class EtcdStore implements Store {
 
   /** Runs one etcd call, mapping transport failures to ServiceUnavailable; close() waits for it. */
   #call<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(closedError());
+    if (this.#closed) return Promise.reject(storeClosedError());
     const p = fn().catch((err: unknown) => {
       throw storageError(err, this.endpoints);
     });
@@ -263,14 +272,10 @@ export class EtcdStore implements Store {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw closedError();
+    if (this.#closed) throw storeClosedError();
   }
 }
 
 function withRevision<T extends AnyObject>(obj: T, revision: string): T {
   return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
-}
-
-function closedError(): ServiceUnavailableError {
-  return new ServiceUnavailableError('storage is unavailable: the store is closed (the server is shutting down)');
 }

@@ -1,8 +1,8 @@
 import type { IDuplexStream, IEvent, IWatchRequest, IWatchResponse, WatchClient } from 'etcd3';
-import type { Clock } from '../../core/clock.js';
-import { BadRequestError, GoneError, ServiceUnavailableError } from '../../core/errors.js';
+import { waitAtMost, type Clock } from '../../core/clock.js';
+import { ServiceUnavailableError, tooOldResourceVersionError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
-import type { StoreEvent, WatchOptions } from '../store.js';
+import { checkWatchStart, type StoreEvent, type WatchOptions } from '../store.js';
 import { decodeKv, decodeObject, prefixRangeEnd, storageError, type EtcdKeys } from './etcd-codec.js';
 
 /** What one watch needs from the EtcdStore. */
@@ -16,6 +16,8 @@ export interface EtcdWatchSource {
   noteCompacted(revision: number): void;
   /** Registers a stopper that store.close() calls; returns the unregister function. */
   track(stop: () => void): () => void;
+  /** Every object a watch yields passes here (the store's encodedJson). */
+  handOut(obj: AnyObject): AnyObject;
 }
 
 type Delivery = { res: IWatchResponse } | { err: Error };
@@ -55,18 +57,14 @@ class Inbox {
   }
 }
 
-function gone(from: number, oldest: number): GoneError {
-  return new GoneError(`too old resource version: ${from} (oldest ${oldest})`);
-}
-
-function toStoreEvent(ev: IEvent): StoreEvent<AnyObject> {
+function toStoreEvent(src: EtcdWatchSource, ev: IEvent): StoreEvent<AnyObject> {
   const revision = Number(ev.kv.mod_revision);
   if (ev.type === 'Delete') {
     // A delete's kv carries no value: the last state comes from prev_kv, stamped with the deletion revision.
-    return { type: 'DELETED', object: decodeObject(ev.prev_kv.value, revision), revision };
+    return { type: 'DELETED', object: src.handOut(decodeObject(ev.prev_kv.value, revision)), revision };
   }
   const type = ev.kv.create_revision === ev.kv.mod_revision ? 'ADDED' : 'MODIFIED';
-  return { type, object: decodeKv(ev.kv), revision };
+  return { type, object: src.handOut(decodeKv(ev.kv)), revision };
 }
 
 /**
@@ -85,12 +83,10 @@ export async function* etcdWatch(
   from: number,
   options: WatchOptions = {},
 ): AsyncGenerator<StoreEvent<AnyObject>> {
-  if (!Number.isSafeInteger(from) || from < 0) {
-    throw new BadRequestError(`invalid resource version ${String(from)}: use a non-negative integer`);
-  }
+  checkWatchStart(from);
   const { signal } = options;
   if (signal?.aborted) return;
-  if (from < src.compactedRevision()) throw gone(from, src.compactedRevision());
+  if (from < src.compactedRevision()) throw tooOldResourceVersionError(from, src.compactedRevision());
   const inbox = new Inbox();
   const onAbort = (): void => inbox.stop();
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -152,7 +148,7 @@ async function* deliver(
       if (res.created) continue;
       if (res.events.length > 0) {
         for (const ev of res.events) {
-          const e = toStoreEvent(ev);
+          const e = toStoreEvent(src, ev);
           yield e;
           last = e.revision;
         }
@@ -184,7 +180,7 @@ async function* deliver(
       stream.write({ progress_request: {} });
       continue;
     }
-    await waitOrTimeout(inbox, clock, progressIntervalMs - idle);
+    await waitAtMost(clock, inbox.wait(), progressIntervalMs - idle);
   }
 }
 
@@ -192,18 +188,9 @@ function cancelled(src: EtcdWatchSource, resource: Resource, last: number, res: 
   const compacted = Number(res.compact_revision);
   if (compacted > 0) {
     src.noteCompacted(compacted);
-    return gone(last, compacted);
+    return tooOldResourceVersionError(last, compacted);
   }
   return new ServiceUnavailableError(
     `etcd cancelled the watch of ${resource} (${res.cancel_reason || 'no reason given'}): watch again from resource version ${last}`,
   );
-}
-
-async function waitOrTimeout(inbox: Inbox, clock: Clock, ms: number): Promise<void> {
-  const timer = new AbortController();
-  try {
-    await Promise.race([inbox.wait(), clock.sleep(ms, timer.signal).catch(() => undefined)]);
-  } finally {
-    timer.abort();
-  }
 }

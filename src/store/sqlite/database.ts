@@ -73,7 +73,7 @@ export interface DatabaseStats {
   /** Size of the -wal file in bytes (0 when absent). */
   walBytes: number;
   /** Changes in the kept history (revisions after the compacted one; each revision is one change). */
-  changeLogRows: number;
+  keptRevisions: number;
   /** Change-log rows on disk: one per commit, kept a little beyond the compacted revision for delta bases. */
   changeLogSegments: number;
 }
@@ -91,7 +91,7 @@ export function databaseStats(db: Database.Database, path: string, stmts: Statem
     pageCount: db.pragma('page_count', { simple: true }) as number,
     freelistCount: db.pragma('freelist_count', { simple: true }) as number,
     walBytes,
-    changeLogRows: meta ? meta.revision - meta.compacted_revision : 0,
+    keptRevisions: meta ? meta.revision - meta.compacted_revision : 0,
     changeLogSegments: stmts.countSegments.get() ?? 0,
   };
 }

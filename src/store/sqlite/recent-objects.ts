@@ -35,8 +35,4 @@ export class RecentObjects<V = string> {
   delete(resource: string, key: string): void {
     this.#entries.delete(`${resource}\u0000${key}`);
   }
-
-  clear(): void {
-    this.#entries.clear();
-  }
 }

@@ -1,28 +1,36 @@
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../core/clock.js';
-import { InternalError, NotFoundError, ServiceUnavailableError, ShepherdError } from '../../core/errors.js';
+import {
+  InternalError,
+  NotFoundError,
+  ServiceUnavailableError,
+  ShepherdError,
+  storeClosedError,
+} from '../../core/errors.js';
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import type { ListResult, Store, StoreEvent, WatchOptions } from '../store.js';
-import { rememberJson } from '../encoded-json.js';
+import { splitObjectKey } from '../../core/object-key.js';
+import {
+  DEFAULT_HISTORY_RETENTION_MS,
+  type ListResult,
+  type Store,
+  type StoreEvent,
+  type StoreOptions,
+  type WatchOptions,
+} from '../store.js';
+import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
 import { RecentObjects } from './recent-objects.js';
 import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
 import { prepareStatements, type Statements } from './statements.js';
-import { watchStream } from './watch-stream.js';
+import { sqliteWatch } from './sqlite-watch.js';
 import { applyBatch, ChangeEntry, type PendingWrite, type WriteOp } from './write-batch.js';
 
-export interface SqliteStoreOptions {
+/** History kept DEFAULT_HISTORY_RETENTION_MS by default, compacted every DEFAULT_COMPACTION_INTERVAL_MS (1 s). */
+export interface SqliteStoreOptions extends StoreOptions {
   /** DB file; parent dir must exist. */
   path: string;
-  /** Default systemClock (used for history retention timestamps and the compaction period). */
-  clock?: Clock;
-  log?: Logger;
-  /** Keep at least this much change history for watch resumes; default 5 min. */
-  historyRetentionMs?: number;
-  /** Default 1 s (DEFAULT_COMPACTION_INTERVAL_MS). */
-  compactionIntervalMs?: number;
   /** For the commit-latency / batch-size metrics. */
   onCommit?: (batchSize: number, durationMs: number) => void;
   /** Events a watcher may fall behind before it is ended with Gone; default 10,000. */
@@ -38,15 +46,11 @@ export interface SqliteStoreOptions {
   deltaWindow?: number;
 }
 
-const DEFAULT_RETENTION_MS = 5 * 60_000;
 // Compaction and the WAL checkpoint after it run on the event loop: small, frequent passes keep each stall short
 // (at 10 s a 20k-node fleet left ~40 MB of WAL per checkpoint and stalled renewals for seconds).
 const DEFAULT_COMPACTION_INTERVAL_MS = 1_000;
-/**
- * Most revisions (not rows: a log row holds a whole commit) one compaction pass moves the compacted revision
- * forward by; a backlog (after downtime) is worked off over several passes.
- */
-const MAX_COMPACTION_ROWS = 20_000;
+/** Most revisions one compaction pass compacts; a backlog (after downtime) is worked off over several passes. */
+const MAX_COMPACTION_REVISIONS = 20_000;
 const DEFAULT_WATCH_QUEUE = 10_000;
 const DEFAULT_RECENT_OBJECTS = 20_000;
 
@@ -70,6 +74,7 @@ export class SqliteStore implements Store {
   readonly #retentionMs: number;
   readonly #onCommit: SqliteStoreOptions['onCommit'];
   readonly #hub = new WatchHub<ChangeEntry>();
+  readonly #encoded = new EncodedJson();
   readonly #watchQueueCapacity: number;
   readonly #stopCompaction = new AbortController();
   readonly #compactionLoop: Promise<void>;
@@ -96,7 +101,7 @@ export class SqliteStore implements Store {
     this.#stmts = prepareStatements(db);
     this.#clock = options.clock ?? systemClock;
     this.#log = (options.log ?? silentLogger).child({ component: 'sqlite-store' });
-    this.#retentionMs = options.historyRetentionMs ?? DEFAULT_RETENTION_MS;
+    this.#retentionMs = options.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS;
     this.#onCommit = options.onCommit;
     this.#watchQueueCapacity = options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE;
     this.#recent = new RecentObjects(options.recentObjects ?? DEFAULT_RECENT_OBJECTS);
@@ -119,13 +124,12 @@ export class SqliteStore implements Store {
     let json = this.#recent.get(resource, key);
     if (json === undefined) {
       const row = this.#read(() => this.#stmts.getObject.get(resource, key));
-      if (row === undefined)
-        throw new NotFoundError(resource, resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key);
+      if (row === undefined) throw new NotFoundError(resource, splitObjectKey(key).name);
       json = row.value;
       this.#recent.set(resource, key, json);
     }
     const obj = JSON.parse(json) as ResourceTypes[R];
-    rememberJson(obj, json);
+    this.#encoded.record(obj, json);
     return obj;
   }
 
@@ -141,7 +145,9 @@ export class SqliteStore implements Store {
         : this.#stmts.listRange.all(resource, prefix, prefixEnd(prefix)),
     );
     const revision = this.#revision;
-    return { items: await parseRows<ResourceTypes[R]>(values), revision };
+    const items = await parseRows<ResourceTypes[R]>(values);
+    for (const item of items) this.#encoded.recordLazily(item);
+    return { items, revision };
   }
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
@@ -179,13 +185,17 @@ export class SqliteStore implements Store {
       queueCapacity: this.#watchQueueCapacity,
       readChanges: (r: Resource, after: number, upTo: number, limit: number) =>
         this.#read(() => this.#readChanges(r, after, upTo, limit)).map((row) =>
-          encoded(new ChangeEntry(r, row.type, row.revision, row.value)),
+          this.#withJson(new ChangeEntry(r, row.type, row.revision, row.value)),
         ),
       compactedRevision: () => this.#compacted,
       currentRevision: () => this.#revision,
       closed: () => this.#closed,
     };
-    return watchStream(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+    return sqliteWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+  }
+
+  encodedJson(obj: object): string | undefined {
+    return this.#encoded.get(obj);
   }
 
   async currentRevision(): Promise<number> {
@@ -206,7 +216,8 @@ export class SqliteStore implements Store {
     this.#assertOpen();
     const cutoff = this.#clock.now() - this.#retentionMs;
     const due =
-      upToRevision ?? Math.min(this.#stmts.newestChangeBefore.get(cutoff) ?? 0, this.#compacted + MAX_COMPACTION_ROWS);
+      upToRevision ??
+      Math.min(this.#stmts.newestChangeBefore.get(cutoff) ?? 0, this.#compacted + MAX_COMPACTION_REVISIONS);
     const target = Math.min(due, this.#revision);
     if (target <= this.#compacted) return this.#compacted;
     const deleted = compactChangeLog(this.#db, this.#stmts, target, this.#deltaWindow);
@@ -248,7 +259,7 @@ export class SqliteStore implements Store {
   }
 
   #enqueue(op: WriteOp): Promise<AnyObject> {
-    if (this.#closed) return Promise.reject(closedError());
+    if (this.#closed) return Promise.reject(storeClosedError());
     return new Promise<AnyObject>((resolve, reject) => {
       this.#queue.push({ ...op, resolve, reject });
       this.#scheduled ??= setImmediate(() => this.#commit());
@@ -298,16 +309,22 @@ export class SqliteStore implements Store {
   /** Publishes the batch's changes, then answers each write (successes carry the JSON text already built). */
   #settle(batch: PendingWrite[], result: ReturnType<typeof applyBatch>): void {
     for (const change of result.changes) {
-      if (this.#hub.hasSubscribers(change.resource)) this.#hub.publish(change.resource, encoded(change));
+      if (this.#hub.hasSubscribers(change.resource)) this.#hub.publish(change.resource, this.#withJson(change));
     }
     let c = 0;
     result.outcomes.forEach((o, i) => {
       if (!o.ok) return batch[i]?.reject(o.error);
       // Outcomes that succeeded are exactly the changes, in order: change c is this write's JSON.
       const json = result.changes[c++]?.json;
-      if (json !== undefined) rememberJson(o.object, json);
+      if (json !== undefined) this.#encoded.record(o.object, json);
       return batch[i]?.resolve(o.object);
     });
+  }
+
+  /** Parses a watched change once and records its JSON text, so watch streams can send it without serialising. */
+  #withJson(change: ChangeEntry): ChangeEntry {
+    this.#encoded.record(change.object, change.json);
+    return change;
   }
 
   #read<T>(fn: () => T): T {
@@ -320,7 +337,7 @@ export class SqliteStore implements Store {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw closedError();
+    if (this.#closed) throw storeClosedError();
   }
 
   async #runCompaction(intervalMs: number): Promise<void> {
@@ -359,16 +376,6 @@ async function parseRows<T>(values: string[]): Promise<T[]> {
     (values as unknown[])[i] = undefined;
   }
   return items;
-}
-
-/** Parses a watched change once and records its JSON text, so watch streams can send it without serialising. */
-function encoded(change: ChangeEntry): ChangeEntry {
-  rememberJson(change.object, change.json);
-  return change;
-}
-
-function closedError(): ServiceUnavailableError {
-  return new ServiceUnavailableError('storage is unavailable: the store is closed (the server is shutting down)');
 }
 
 function storageError(err: unknown): Error {

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
+import { splitObjectKey } from '../../core/object-key.js';
 import { parseRevision } from '../store.js';
 import { encodeSegment, type DeltaBases, type LogRecord, type StagedBases } from './change-log.js';
 import type { ChangeType, Statements } from './statements.js';
@@ -45,10 +46,6 @@ export interface BatchResult {
 export interface BatchContext {
   stmts: Statements;
   bases: DeltaBases;
-}
-
-function nameOf(resource: Resource, key: string): string {
-  return resource === 'leases' ? key.slice(key.indexOf('/') + 1) : key;
 }
 
 function withRevision(obj: AnyObject, revision: number): AnyObject {
@@ -100,10 +97,10 @@ function applyOne(stmts: Statements, op: WriteOp, rev: number): { entry: ChangeE
   const { resource, key } = op;
   if (op.op === 'delete') return applyDelete(stmts, op, rev);
   const current = stmts.getObjectRevision.get(resource, key);
-  if (op.op === 'create' && current !== undefined) throw new AlreadyExistsError(resource, nameOf(resource, key));
+  if (op.op === 'create' && current !== undefined) throw new AlreadyExistsError(resource, splitObjectKey(key).name);
   if (op.op === 'update') {
-    if (current === undefined) throw new NotFoundError(resource, nameOf(resource, key));
-    if (parseRevision(op.expected) !== current) throw new ConflictError(resource, nameOf(resource, key));
+    if (current === undefined) throw new NotFoundError(resource, splitObjectKey(key).name);
+    if (parseRevision(op.expected) !== current) throw new ConflictError(resource, splitObjectKey(key).name);
   }
   const object = withRevision(op.obj, rev);
   // Serialise before touching the database so a bad object fails alone, leaving nothing half-written.
@@ -121,9 +118,9 @@ function applyDelete(
 ): { entry: ChangeEntry; object: AnyObject } {
   const { resource, key } = op;
   const row = stmts.getObject.get(resource, key);
-  if (row === undefined) throw new NotFoundError(resource, nameOf(resource, key));
+  if (row === undefined) throw new NotFoundError(resource, splitObjectKey(key).name);
   if (op.expected !== undefined && parseRevision(op.expected) !== row.revision) {
-    throw new ConflictError(resource, nameOf(resource, key));
+    throw new ConflictError(resource, splitObjectKey(key).name);
   }
   // The last state carries the deletion's revision, as etcd's DELETE event and the apiserver's answer do.
   const object = withRevision(JSON.parse(row.value) as AnyObject, rev);

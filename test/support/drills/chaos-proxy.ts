@@ -13,7 +13,7 @@ export interface ChaosProxyOptions {
 }
 
 export class ChaosProxy {
-  readonly #o: ChaosProxyOptions;
+  readonly #options: ChaosProxyOptions;
   readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
   #port = 0;
@@ -22,7 +22,7 @@ export class ChaosProxy {
   connections = 0;
 
   constructor(options: ChaosProxyOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   get port(): number {
@@ -43,7 +43,7 @@ export class ChaosProxy {
 
   #accept(client: Socket): void {
     this.connections++;
-    const upstream = createConnection({ host: '127.0.0.1', port: this.#o.targetPort });
+    const upstream = createConnection({ host: '127.0.0.1', port: this.#options.targetPort });
     const pair = [client, upstream];
     for (const s of pair) {
       this.#sockets.add(s);
@@ -55,7 +55,7 @@ export class ChaosProxy {
     }
     client.pipe(upstream);
     upstream.pipe(client);
-    const { minLifeMs, maxLifeMs, random } = this.#o;
+    const { minLifeMs, maxLifeMs, random } = this.#options;
     const timer = setTimeout(
       () => {
         if (client.destroyed) return;

@@ -35,7 +35,7 @@ export interface SizeSample {
   renewals: number;
   dbBytes: number;
   walBytes: number;
-  changeLogRows: number;
+  keptRevisions: number;
 }
 
 const MB = 1024 * 1024;
@@ -64,7 +64,7 @@ function sample(store: SqliteStore, renewals: number): SizeSample {
   } catch {
     dbBytes = s.pageCount * s.pageSize;
   }
-  return { renewals, dbBytes, walBytes: s.walBytes, changeLogRows: s.changeLogRows };
+  return { renewals, dbBytes, walBytes: s.walBytes, keptRevisions: s.keptRevisions };
 }
 
 /** Renews leases [from, from + n) (mod the fleet) concurrently: one group commit. */
@@ -135,7 +135,7 @@ export async function runHeartbeatLoadDrill(o: HeartbeatLoadOptions): Promise<Dr
     log.set('finalWalMB', +(last.walBytes / MB).toFixed(1));
     log.set('maxDbMB', +(Math.max(...samples.map((s) => s.dbBytes)) / MB).toFixed(1));
     log.set('maxWalMB', +(Math.max(...samples.map((s) => s.walBytes)) / MB).toFixed(1));
-    log.set('finalChangeLogRows', last.changeLogRows);
+    log.set('finalChangeLogRows', last.keptRevisions);
     log.set('integrityCheck', String(store.database.pragma('integrity_check', { simple: true })));
     log.check(log.counts['integrityCheck'] === 'ok', `integrity_check says ${log.counts['integrityCheck']}`);
     if (o.pace === 'fleet') checkBounded(o, run.batch, samples, log);
@@ -174,8 +174,8 @@ function checkBounded(o: HeartbeatLoadOptions, perSecond: number, samples: SizeS
   log.set('changeLogRowBound', maxRows);
   for (const s of samples)
     log.check(
-      s.changeLogRows <= maxRows,
-      `after ${s.renewals} renewals the change log holds ${s.changeLogRows} rows, above ${maxRows}`,
+      s.keptRevisions <= maxRows,
+      `after ${s.renewals} renewals the change log keeps ${s.keptRevisions} revisions, above ${maxRows}`,
     );
   // The first window fills the log; one compaction period later the size must hold still.
   const steadyFrom = Math.ceil(perSecond * (windowS + (o.compactionIntervalMs ?? 10_000) / 1000));

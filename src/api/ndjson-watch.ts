@@ -4,12 +4,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAbortError, type Clock } from '../core/clock.js';
 import type { Resource } from '../core/kinds.js';
 import type { ApiMetrics } from './metrics.js';
-import { encodedJson } from '../store/encoded-json.js';
+import type { Store } from '../store/store.js';
 import { statusOf, toShepherdError } from './status-errors.js';
 
 export interface WatchStreamsDeps {
   clock: Clock;
   metrics: ApiMetrics;
+  /** The store the events come from: it knows the JSON text of the objects it streams. */
+  store: Pick<Store, 'encodedJson'>;
 }
 
 export interface OpenWatch {
@@ -27,9 +29,11 @@ export interface OpenWatch {
 export class WatchStreams {
   readonly #open = new Set<AbortController>();
   readonly #deps: WatchStreamsDeps;
+  readonly #lines: WatchLines;
 
   constructor(deps: WatchStreamsDeps) {
     this.#deps = deps;
+    this.#lines = new WatchLines(deps.store);
   }
 
   get size(): number {
@@ -86,7 +90,7 @@ export class WatchStreams {
         if (signal.aborted) break;
         batcher.hold();
         // Backpressure: a slow client stops us pulling from the store iterator until its socket drains.
-        if (!stream.write(eventChunk(ev))) await once(stream, 'drain', { signal });
+        if (!stream.write(this.#lines.chunk(ev))) await once(stream, 'drain', { signal });
       }
     } catch (err) {
       if (!signal.aborted && !isAbortError(err)) {
@@ -101,38 +105,43 @@ export class WatchStreams {
 }
 
 /**
- * Lines already built, per shared event object: one commit watched by 100 clients is serialised once and
- * encoded to bytes once (a string written to a stream is copied into a new Buffer on every write).
+ * The NDJSON lines of watch events, `JSON.stringify(ev) + '\n'`, kept per shared event object: registry events
+ * are `{type, object}` whose object every watcher of the change shares (the store's watch cache), so one commit
+ * watched by 100 clients is serialised once, from the JSON text the store kept, and encoded to bytes once (a
+ * string written to a stream is copied into a new Buffer on every write).
  */
-const lines = new WeakMap<object, { type: unknown; line: string; chunk?: Buffer }>();
+export class WatchLines {
+  readonly #store: Pick<Store, 'encodedJson'>;
+  readonly #lines = new WeakMap<object, { type: unknown; line: string; chunk?: Buffer }>();
 
-/** eventLine() as bytes, shared by every watcher of the same change. */
-export function eventChunk(ev: unknown): Buffer {
-  const line = eventLine(ev);
-  const cached =
-    typeof ev === 'object' && ev !== null ? lines.get((ev as { object?: object }).object ?? ev) : undefined;
-  if (cached === undefined || cached.line !== line) return Buffer.from(line);
-  cached.chunk ??= Buffer.from(line);
-  return cached.chunk;
-}
-
-/**
- * The NDJSON line of a watch event, `JSON.stringify(ev) + '\n'`. Registry events are `{type, object}` whose
- * object every watcher of the change shares (the store's watch cache), so the line is cached on that object and,
- * when the store kept the object's JSON text, built from it without serialising anything.
- */
-export function eventLine(ev: unknown): string {
-  if (typeof ev !== 'object' || ev === null) return `${JSON.stringify(ev)}\n`;
-  const { type, object } = ev as { type?: unknown; object?: unknown };
-  if (typeof type !== 'string' || typeof object !== 'object' || object === null || !hasOnlyTypeAndObject(ev)) {
-    return `${JSON.stringify(ev)}\n`;
+  constructor(store: Pick<Store, 'encodedJson'>) {
+    this.#store = store;
   }
-  const cached = lines.get(object);
-  if (cached !== undefined && cached.type === type) return cached.line;
-  const json = encodedJson(object);
-  const line = json === undefined ? `${JSON.stringify(ev)}\n` : `{"type":${JSON.stringify(type)},"object":${json}}\n`;
-  lines.set(object, { type, line });
-  return line;
+
+  /** `line(ev)` as bytes, shared by every watcher of the same change. */
+  chunk(ev: unknown): Buffer {
+    const line = this.line(ev);
+    const cached =
+      typeof ev === 'object' && ev !== null ? this.#lines.get((ev as { object?: object }).object ?? ev) : undefined;
+    if (cached === undefined || cached.line !== line) return Buffer.from(line);
+    cached.chunk ??= Buffer.from(line);
+    return cached.chunk;
+  }
+
+  /** The NDJSON line of a watch event. */
+  line(ev: unknown): string {
+    if (typeof ev !== 'object' || ev === null) return `${JSON.stringify(ev)}\n`;
+    const { type, object } = ev as { type?: unknown; object?: unknown };
+    if (typeof type !== 'string' || typeof object !== 'object' || object === null || !hasOnlyTypeAndObject(ev)) {
+      return `${JSON.stringify(ev)}\n`;
+    }
+    const cached = this.#lines.get(object);
+    if (cached !== undefined && cached.type === type) return cached.line;
+    const json = this.#store.encodedJson(object);
+    const line = json === undefined ? `${JSON.stringify(ev)}\n` : `{"type":${JSON.stringify(type)},"object":${json}}\n`;
+    this.#lines.set(object, { type, line });
+    return line;
+  }
 }
 
 function hasOnlyTypeAndObject(ev: object): boolean {

@@ -1,7 +1,7 @@
-import type { Clock } from '../../core/clock.js';
-import { BadRequestError, GoneError } from '../../core/errors.js';
+import { waitAtMost, type Clock } from '../../core/clock.js';
+import { GoneError, tooOldResourceVersionError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
-import type { StoreEvent, WatchOptions } from '../store.js';
+import { checkWatchStart, type StoreEvent, type WatchOptions } from '../store.js';
 import type { Subscription, WatchHub } from '../watch-hub.js';
 import type { ChangeEntry } from './write-batch.js';
 
@@ -25,25 +25,19 @@ function toEvent(e: ChangeEntry): StoreEvent<AnyObject> {
   return { type: e.type, object: e.object, revision: e.revision };
 }
 
-function tooOld(from: number, oldest: number): GoneError {
-  return new GoneError(`too old resource version: ${from} (oldest ${oldest})`);
-}
-
 /**
  * Every change of `resource` after `from`: a replay from the change log, then live events from the fan-out.
  * The hand-over is race-free because we subscribe before noting the newest revision and reading the replay
  * (commits publish synchronously, so everything above that revision lands in the subscription and
  * everything up to it is in the log); live events not above the last delivered revision are dropped.
  */
-export async function* watchStream(
+export async function* sqliteWatch(
   src: WatchSource,
   resource: Resource,
   from: number,
   options: WatchOptions = {},
 ): AsyncGenerator<StoreEvent<AnyObject>> {
-  if (!Number.isSafeInteger(from) || from < 0) {
-    throw new BadRequestError(`invalid resource version ${String(from)}: use a non-negative integer`);
-  }
+  checkWatchStart(from);
   const { signal } = options;
   if (signal?.aborted || src.closed()) return;
   const sub = src.hub.subscribe(resource, src.queueCapacity);
@@ -51,12 +45,12 @@ export async function* watchStream(
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const oldest = src.compactedRevision();
-    if (from < oldest) throw tooOld(from, oldest);
+    if (from < oldest) throw tooOldResourceVersionError(from, oldest);
     const upTo = src.currentRevision();
     let last = from;
     while (last < upTo && !sub.ended) {
       // A replay slower than the retention window could see its next rows compacted away under it.
-      if (src.compactedRevision() > last) throw tooOld(last, src.compactedRevision());
+      if (src.compactedRevision() > last) throw tooOldResourceVersionError(last, src.compactedRevision());
       const chunk = src.readChanges(resource, last, upTo, REPLAY_CHUNK);
       if (chunk.length === 0) break;
       for (const e of chunk) {
@@ -110,15 +104,6 @@ async function* liveEvents(
       lastYield = clock.monotonic();
       continue;
     }
-    await waitOrTimeout(sub, clock, progressIntervalMs - idle);
-  }
-}
-
-async function waitOrTimeout(sub: Subscription<ChangeEntry>, clock: Clock, ms: number): Promise<void> {
-  const timer = new AbortController();
-  try {
-    await Promise.race([sub.wait(), clock.sleep(ms, timer.signal).catch(() => undefined)]);
-  } finally {
-    timer.abort();
+    await waitAtMost(clock, sub.wait(), progressIntervalMs - idle);
   }
 }
