@@ -13,7 +13,7 @@ export const NameSchema = z.string().superRefine((s, ctx) => {
   if (p) ctx.addIssue({ code: 'custom', message: p });
 });
 
-const LabelsSchema = z.record(z.string(), z.string()).superRefine((labels, ctx) => {
+export const LabelsSchema = z.record(z.string(), z.string()).superRefine((labels, ctx) => {
   const keys = Object.keys(labels);
   if (keys.length > MAX_LABELS) {
     ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_LABELS} labels` });
@@ -52,6 +52,27 @@ export const ObjectMetaSchema = z.strictObject({
 /** Metadata for create requests where the server may pick the name (Events). */
 export const ObjectMetaNameOptionalSchema = ObjectMetaSchema.extend({ name: NameSchema.optional() });
 
+/** A reference from an object to the object that owns it (a Pod to its Deployment): deleting the owner cascades. */
+export const OwnerReferenceSchema = z.strictObject({
+  apiVersion: z.string().min(1).max(63),
+  kind: z.string().min(1).max(63),
+  name: NameSchema,
+  uid: z.string().min(1).max(64),
+  controller: z.boolean().optional(),
+});
+export type OwnerReference = z.infer<typeof OwnerReferenceSchema>;
+
+/**
+ * Metadata of workload objects (Pods, Deployments): owner references, and the server-set generation and graceful
+ * deletion fields, which clients may echo back but never set (the registry keeps the stored values).
+ */
+export const WorkloadMetaSchema = ObjectMetaSchema.extend({
+  ownerReferences: z.array(OwnerReferenceSchema).max(8).optional(),
+  generation: z.number().int().nonnegative().optional(),
+  deletionTimestamp: TimeSchema.optional(),
+  deletionGracePeriodSeconds: z.number().int().nonnegative().optional(),
+});
+
 export interface ObjectMeta {
   name: string;
   namespace?: string;
@@ -60,4 +81,11 @@ export interface ObjectMeta {
   creationTimestamp: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** Workload objects only: the owners (a Pod's Deployment). */
+  ownerReferences?: OwnerReference[];
+  /** Workload objects only: bumped by the server on every spec change (Deployment status.observedGeneration). */
+  generation?: number;
+  /** Pods only: set by a graceful DELETE; the node's agent stops the pod, then removes the object. */
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
 }

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { ObjectMetaSchema, TimeSchema } from './meta.js';
+import { ZoneStateSchema } from './zone.js';
+
+/**
+ * The zod schema of Verdict (docs/api.md#verdict): the record of one decision of the node lifecycle controller and
+ * the evidence it decided on. Only the controller writes them; the registry validates its writes like any other.
+ */
+const RvSchema = z.string().max(32);
+
+export const VerdictEvidenceSchema = z.strictObject({
+  /** Wall time of the decision. */
+  observedAt: TimeSchema,
+  /** Wall time at which the controller last observed a renewal or a Ready heartbeat, on its own clock. */
+  lastRenewalObservedAt: TimeSchema.optional(),
+  silentForSeconds: z.number().nonnegative().optional(),
+  graceSeconds: z.number().nonnegative().optional(),
+  lease: z
+    .strictObject({
+      renewTime: TimeSchema.optional(),
+      cachedResourceVersion: RvSchema.optional(),
+      liveResourceVersion: RvSchema.optional(),
+    })
+    .optional(),
+  zone: z
+    .strictObject({
+      name: z.string().max(253),
+      state: ZoneStateSchema,
+      nodes: z.number().int().nonnegative(),
+      notReady: z.number().int().nonnegative(),
+      evictionRate: z.number().nonnegative(),
+      /** 1-based position in the zone's NoExecute taint queue. */
+      queuePosition: z.number().int().positive().optional(),
+      earliestTaintAt: TimeSchema.optional(),
+    })
+    .optional(),
+  breaker: z.strictObject({ open: z.boolean(), reason: z.string().max(1024).optional() }).optional(),
+  masterDisruption: z.boolean().optional(),
+  detector: z
+    .strictObject({
+      kind: z.enum(['fixed', 'phi']),
+      phi: z.number().nonnegative().optional(),
+      threshold: z.number().nonnegative().optional(),
+      meanIntervalSeconds: z.number().nonnegative().optional(),
+      stdDeviationSeconds: z.number().nonnegative().optional(),
+      samples: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
+  flapping: z
+    .strictObject({ transitions: z.number().int().nonnegative(), windowSeconds: z.number().nonnegative() })
+    .optional(),
+  witnesses: z
+    .array(
+      z.strictObject({
+        node: z.string().max(253),
+        zone: z.string().max(253),
+        sawAliveAt: TimeSchema.optional(),
+        reachable: z.boolean().optional(),
+      }),
+    )
+    .max(32)
+    .optional(),
+});
+export type VerdictEvidence = z.infer<typeof VerdictEvidenceSchema>;
+
+export const VerdictInputSchema = z.strictObject({
+  apiVersion: z.literal('shepherd.io/v1').optional(),
+  kind: z.literal('Verdict').optional(),
+  metadata: ObjectMetaSchema,
+  node: z.string().min(1).max(253),
+  /** What was decided, e.g. MarkUnknown, QueueTaint, Taint, SwapTaint, RemoveTaint, Hold, Ready (docs/verdicts.md). */
+  action: z.string().min(1).max(64),
+  reason: z.string().min(1).max(128),
+  message: z.string().max(4096),
+  dryRun: z.boolean(),
+  evidence: VerdictEvidenceSchema,
+  /** What the controller will do next if nothing changes. */
+  next: z.string().max(1024).optional(),
+});
+export type VerdictInput = z.infer<typeof VerdictInputSchema>;
