@@ -20,7 +20,7 @@ export interface Subject {
 export interface RequestAttributes {
   verb: Verb;
   resource: Resource;
-  /** Leases only; `node-lease` for the short `/api/v1/leases` paths. */
+  /** Namespaced resources: the URL's (`node-lease` for the short `/api/v1/leases` paths); undefined across all. */
   namespace?: string | undefined;
   /** From the URL; undefined for list, watch and create (the name of a create is in the body). */
   name?: string | undefined;
@@ -133,11 +133,33 @@ function authorizeNodeWrite(
   return checkOwnNodeSpec(node, attrs.verb === 'create' ? undefined : before, after);
 }
 
-/** Kubernetes' Node authorizer + NodeRestriction, reduced to shepherd's four resources. */
+/**
+ * A node may update the status of a pod bound to it and delete it (completing a graceful deletion, or starting one,
+ * as a kubelet evicting under pressure does); never create, bind, or change the spec of a pod. `before` is the stored
+ * pod: the binding that counts is the server's, not the request's.
+ */
+function authorizeNodePodWrite(node: string, attrs: RequestAttributes, who: string, before: unknown): Decision {
+  const what = describe(attrs, attrs.name);
+  const statusUpdate = attrs.verb === 'update' && attrs.subresource === 'status';
+  const deletion = attrs.verb === 'delete' && attrs.subresource === undefined;
+  if (!statusUpdate && !deletion) {
+    return deny(
+      `user "${who}" may not ${attrs.verb} ${what}: nodes may only update the status of their own pods and delete them`,
+    );
+  }
+  const boundTo = stringAt(before, 'spec', 'nodeName');
+  if (boundTo === node) return ALLOW;
+  return deny(
+    `user "${who}" may not ${attrs.verb} ${what}: it is bound to ${boundTo === undefined || boundTo === '' ? 'no node' : `node "${boundTo}"`}, and nodes may only write their own pods`,
+  );
+}
+
+/** Kubernetes' Node authorizer + NodeRestriction, reduced to shepherd's resources. */
 function authorizeNode(node: string, attrs: RequestAttributes, who: string, before: unknown, after: unknown): Decision {
   if (READ_VERBS.includes(attrs.verb)) return ALLOW;
+  if (attrs.resource === 'pods') return authorizeNodePodWrite(node, attrs, who, before);
   if (attrs.verb === 'delete') {
-    return deny(`user "${who}" may not delete ${describe(attrs, attrs.name)}: nodes may not delete anything`);
+    return deny(`user "${who}" may not delete ${describe(attrs, attrs.name)}: nodes may delete only their own pods`);
   }
   switch (attrs.resource) {
     case 'nodes':
@@ -164,8 +186,13 @@ function authorizeNode(node: string, attrs: RequestAttributes, who: string, befo
       );
     }
     case 'zones':
+    case 'verdicts':
       return deny(
-        `user "${who}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: only the node lifecycle controller (system:masters) writes zones`,
+        `user "${who}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: only the node lifecycle controller (system:masters) writes ${attrs.resource}`,
+      );
+    case 'deployments':
+      return deny(
+        `user "${who}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: nodes may not write deployments`,
       );
   }
 }

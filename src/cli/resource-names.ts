@@ -13,9 +13,18 @@ const ALIASES: Record<string, Resource> = {
   ev: 'events',
   zone: 'zones',
   zones: 'zones',
+  pod: 'pods',
+  pods: 'pods',
+  po: 'pods',
+  deployment: 'deployments',
+  deployments: 'deployments',
+  deploy: 'deployments',
+  verdict: 'verdicts',
+  verdicts: 'verdicts',
 };
 
-export const RESOURCE_HELP = 'nodes (node, no), leases (lease), events (event, ev), zones (zone)';
+export const RESOURCE_HELP =
+  'nodes (node, no), leases (lease), events (event, ev), zones (zone), pods (pod, po), deployments (deployment, deploy), verdicts (verdict)';
 
 export function resolveResource(name: string): Resource {
   const r = ALIASES[name.toLowerCase()];

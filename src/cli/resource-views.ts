@@ -4,7 +4,9 @@ import { isReason } from '../core/errors.js';
 import type { AnyObject, Resource } from '../core/kinds.js';
 import { NODE_LEASE_NAMESPACE, SYSTEM_NAMESPACE, type Lease } from '../core/lease.js';
 import type { Node } from '../core/node.js';
+import { DEFAULT_NAMESPACE } from '../core/pod.js';
 import type { Zone } from '../core/zone.js';
+import { age } from './age.js';
 import type { CliDeps } from './cli-context.js';
 import { EVENT_HEADERS, eventRow, sortEventsNewestFirst } from './event-table.js';
 import { LEASE_HEADERS, LEASE_WIDE_HEADERS, leaseRow } from './lease-table.js';
@@ -39,6 +41,12 @@ export function resourceClient(client: ApiClient, resource: Resource, namespace?
       return client.events as ResourceClient<AnyObject>;
     case 'zones':
       return client.zones as ResourceClient<AnyObject>;
+    case 'pods':
+      return client.pods(namespace ?? DEFAULT_NAMESPACE) as ResourceClient<AnyObject>;
+    case 'deployments':
+      return client.deployments(namespace ?? DEFAULT_NAMESPACE) as ResourceClient<AnyObject>;
+    case 'verdicts':
+      return client.verdicts as ResourceClient<AnyObject>;
   }
 }
 
@@ -88,6 +96,11 @@ export function viewFor(resource: Resource, deps: CliDeps, wide: boolean): Resou
           return zoneFooter(items as Zone[], leader);
         },
       };
+    case 'pods':
+    case 'deployments':
+    case 'verdicts':
+      // A minimal table until these kinds get their own columns.
+      return plain((o) => [o.metadata.name, age(o.metadata.creationTimestamp, now)], ['NAME', 'AGE']);
   }
 }
 

@@ -1,6 +1,9 @@
+import type { Deployment } from '../core/deployment.js';
 import type { Event } from '../core/event.js';
 import type { Lease } from '../core/lease.js';
 import type { Node } from '../core/node.js';
+import type { Pod } from '../core/pod.js';
+import type { Verdict } from '../core/verdict.js';
 import type { Zone } from '../core/zone.js';
 
 /**
@@ -15,12 +18,29 @@ export interface ApiClient {
   leases(namespace?: string): ResourceClient<Lease>;
   readonly events: ResourceClient<Event>;
   readonly zones: ResourceClient<Zone>;
+  /**
+   * Pods of `namespace`. With the namespace omitted, list and watch span all namespaces, create uses
+   * obj.metadata.namespace (else `default`), and get/update/updateStatus/delete/bind need the namespace from
+   * obj.metadata.namespace: a call that names only a pod throws BadRequestError.
+   */
+  pods(namespace?: string): PodClient;
+  /** Deployments of `namespace`; the same namespace rule as `pods`. */
+  deployments(namespace?: string): DeploymentClient;
+  /** The node lifecycle controller's decisions (cluster-scoped; written by system:masters only). */
+  readonly verdicts: ResourceClient<Verdict>;
   version(options?: RequestOptions): Promise<VersionInfo>;
   close(): Promise<void>;
 }
 
 export interface RequestOptions {
   signal?: AbortSignal;
+}
+
+export interface DeleteOptions extends RequestOptions {
+  /** Pods: 0 removes at once; otherwise a pod bound to a node is deleted gracefully (deletionTimestamp). */
+  gracePeriodSeconds?: number;
+  /** Delete only if the object is still at this resourceVersion (Kubernetes preconditions). */
+  resourceVersion?: string;
 }
 
 export interface ListOptions extends RequestOptions {
@@ -61,7 +81,7 @@ export interface ResourceClient<T> {
   create(obj: Writable<T>, options?: RequestOptions): Promise<T>;
   /** PUT: obj.metadata.resourceVersion is required (optimistic locking). */
   update(obj: Writable<T>, options?: RequestOptions): Promise<T>;
-  delete(name: string, options?: RequestOptions): Promise<T>;
+  delete(name: string, options?: DeleteOptions): Promise<T>;
   /** One watch stream; ends when the server ends it or the signal aborts. */
   watch(request: WatchRequest): AsyncIterable<WatchEvent<T>>;
 }
@@ -69,6 +89,18 @@ export interface ResourceClient<T> {
 export interface NodeClient extends ResourceClient<Node> {
   /** PUT /status: replaces status only; carries metadata.resourceVersion. */
   updateStatus(obj: Writable<Node>, options?: RequestOptions): Promise<Node>;
+}
+
+export interface PodClient extends ResourceClient<Pod> {
+  /** PUT /status: replaces status only; carries metadata.resourceVersion. */
+  updateStatus(obj: Writable<Pod>, options?: RequestOptions): Promise<Pod>;
+  /** POST …/pods/{name}/binding; Conflict when already bound; answers the bound Pod. */
+  bind(name: string, nodeName: string, options?: RequestOptions): Promise<Pod>;
+}
+
+export interface DeploymentClient extends ResourceClient<Deployment> {
+  /** PUT /status: replaces status only; carries metadata.resourceVersion. */
+  updateStatus(obj: Writable<Deployment>, options?: RequestOptions): Promise<Deployment>;
 }
 
 export interface VersionInfo {

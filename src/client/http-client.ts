@@ -1,17 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { systemClock, type Clock } from '../core/clock.js';
+import type { Deployment } from '../core/deployment.js';
 import { ShepherdError } from '../core/errors.js';
 import type { Event } from '../core/event.js';
 import { NODE_LEASE_NAMESPACE, type Lease } from '../core/lease.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Node } from '../core/node.js';
+import type { Pod } from '../core/pod.js';
 import { systemRandom, type Random } from '../core/random.js';
+import type { Verdict } from '../core/verdict.js';
 import type { Zone } from '../core/zone.js';
 import type {
   ApiClient,
+  DeleteOptions,
+  DeploymentClient,
   ListOptions,
   NodeClient,
   ObjectList,
+  PodClient,
   RequestOptions,
   ResourceClient,
   VersionInfo,
@@ -21,6 +27,7 @@ import type {
 } from './api-client.js';
 import { HttpTransport } from './http-transport.js';
 import { LeaseClients } from './lease-clients.js';
+import { NamespacedClients, spanningDeploymentClient, spanningPodClient } from './namespaced-clients.js';
 import { ndjsonLines, parseWatchLine } from './ndjson.js';
 import { classifyNetworkError } from './network-errors.js';
 
@@ -49,6 +56,7 @@ export class HttpApiClient implements ApiClient {
   readonly nodes: NodeClient;
   readonly events: ResourceClient<Event>;
   readonly zones: ResourceClient<Zone>;
+  readonly verdicts: ResourceClient<Verdict>;
   readonly #transport: HttpTransport;
   // Node leases use the short path every server serves; other namespaces the namespaced one.
   readonly #leases = new LeaseClients((namespace) => {
@@ -58,6 +66,19 @@ export class HttpApiClient implements ApiClient {
         : `/api/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
     return new HttpResourceClient<Lease>(this.#transport, base);
   });
+  readonly #pods: NamespacedClients<PodClient> = new NamespacedClients(
+    (namespace): PodClient => new HttpPodClient(this.#transport, namespacedPath('/api/v1', namespace, 'pods')),
+    (): PodClient =>
+      spanningPodClient(new HttpResourceClient(this.#transport, '/api/v1/pods'), (ns) => this.#pods.get(ns)),
+  );
+  readonly #deployments: NamespacedClients<DeploymentClient> = new NamespacedClients(
+    (namespace): DeploymentClient =>
+      new HttpDeploymentClient(this.#transport, namespacedPath('/apis/apps/v1', namespace, 'deployments')),
+    (): DeploymentClient =>
+      spanningDeploymentClient(new HttpResourceClient(this.#transport, '/apis/apps/v1/deployments'), (ns) =>
+        this.#deployments.get(ns),
+      ),
+  );
 
   constructor(options: HttpClientOptions) {
     if (options.addresses.length === 0) throw new Error('HttpApiClient needs at least one API address (--api-addr)');
@@ -80,10 +101,19 @@ export class HttpApiClient implements ApiClient {
     this.nodes = new HttpNodeClient(this.#transport, '/api/v1/nodes');
     this.events = new HttpResourceClient<Event>(this.#transport, '/api/v1/events');
     this.zones = new HttpResourceClient<Zone>(this.#transport, '/api/v1/zones');
+    this.verdicts = new HttpResourceClient<Verdict>(this.#transport, '/api/v1/verdicts');
   }
 
   leases(namespace?: string): ResourceClient<Lease> {
     return this.#leases.get(namespace);
+  }
+
+  pods(namespace?: string): PodClient {
+    return this.#pods.get(namespace);
+  }
+
+  deployments(namespace?: string): DeploymentClient {
+    return this.#deployments.get(namespace);
   }
 
   version(options?: RequestOptions): Promise<VersionInfo> {
@@ -126,8 +156,17 @@ export class HttpResourceClient<T> implements ResourceClient<T> {
     });
   }
 
-  delete(name: string, options?: RequestOptions): Promise<T> {
-    return this.transport.request<T>({ method: 'DELETE', path: this.itemPath(name), ...signalOf(options) });
+  /** `?gracePeriodSeconds=` and, with a resourceVersion, Kubernetes' preconditions in the body. */
+  delete(name: string, options?: DeleteOptions): Promise<T> {
+    const grace = options?.gracePeriodSeconds;
+    const rv = options?.resourceVersion;
+    return this.transport.request<T>({
+      method: 'DELETE',
+      path: this.itemPath(name),
+      ...(grace === undefined ? {} : { query: { gracePeriodSeconds: String(grace) } }),
+      ...(rv === undefined ? {} : { body: { preconditions: { resourceVersion: rv } } }),
+      ...signalOf(options),
+    });
   }
 
   /**
@@ -166,15 +205,36 @@ export class HttpResourceClient<T> implements ResourceClient<T> {
   }
 }
 
-class HttpNodeClient extends HttpResourceClient<Node> implements NodeClient {
-  updateStatus(obj: Writable<Node>, options?: RequestOptions): Promise<Node> {
-    return this.transport.request<Node>({
+/** A resource with a status subresource: `PUT …/{name}/status`. */
+class HttpStatusClient<T> extends HttpResourceClient<T> {
+  updateStatus(obj: Writable<T>, options?: RequestOptions): Promise<T> {
+    return this.transport.request<T>({
       method: 'PUT',
-      path: `${this.itemPath(nameOf(obj))}/status`,
+      path: `${this.itemPath(nameOf(obj as { metadata: { name?: string } }))}/status`,
       body: obj,
       ...signalOf(options),
     });
   }
+}
+
+class HttpNodeClient extends HttpStatusClient<Node> implements NodeClient {}
+
+class HttpDeploymentClient extends HttpStatusClient<Deployment> implements DeploymentClient {}
+
+class HttpPodClient extends HttpStatusClient<Pod> implements PodClient {
+  bind(name: string, nodeName: string, options?: RequestOptions): Promise<Pod> {
+    return this.transport.request<Pod>({
+      method: 'POST',
+      path: `${this.itemPath(name)}/binding`,
+      body: { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: nodeName } },
+      ...signalOf(options),
+    });
+  }
+}
+
+/** `/api/v1/namespaces/{ns}/pods` and the like. */
+function namespacedPath(group: string, namespace: string, resource: string): string {
+  return `${group}/namespaces/${encodeURIComponent(namespace)}/${resource}`;
 }
 
 /** "localhost:9876" → http://localhost:9876/; http(s) URLs are kept. */

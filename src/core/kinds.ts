@@ -1,11 +1,14 @@
+import type { Deployment } from './deployment.js';
 import type { Event } from './event.js';
 import type { Lease } from './lease.js';
 import type { Node } from './node.js';
 import { objectKey } from './object-key.js';
+import type { Pod } from './pod.js';
+import type { Verdict } from './verdict.js';
 import type { Zone } from './zone.js';
 
 /** The resources the API serves; also the store's kinds. */
-export const RESOURCES = ['nodes', 'leases', 'events', 'zones'] as const;
+export const RESOURCES = ['nodes', 'leases', 'events', 'zones', 'pods', 'deployments', 'verdicts'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 export interface ResourceTypes {
@@ -13,8 +16,11 @@ export interface ResourceTypes {
   leases: Lease;
   events: Event;
   zones: Zone;
+  pods: Pod;
+  deployments: Deployment;
+  verdicts: Verdict;
 }
-export type AnyObject = Node | Lease | Event | Zone;
+export type AnyObject = ResourceTypes[Resource];
 
 export interface KindInfo {
   kind: string;
@@ -30,6 +36,21 @@ export const KIND_OF: Record<Resource, KindInfo> = {
   leases: { kind: 'Lease', listKind: 'LeaseList', apiVersion: 'coordination/v1', singular: 'lease', namespaced: true },
   events: { kind: 'Event', listKind: 'EventList', apiVersion: 'v1', singular: 'event', namespaced: false },
   zones: { kind: 'Zone', listKind: 'ZoneList', apiVersion: 'v1', singular: 'zone', namespaced: false },
+  pods: { kind: 'Pod', listKind: 'PodList', apiVersion: 'v1', singular: 'pod', namespaced: true },
+  deployments: {
+    kind: 'Deployment',
+    listKind: 'DeploymentList',
+    apiVersion: 'apps/v1',
+    singular: 'deployment',
+    namespaced: true,
+  },
+  verdicts: {
+    kind: 'Verdict',
+    listKind: 'VerdictList',
+    apiVersion: 'shepherd.io/v1',
+    singular: 'verdict',
+    namespaced: false,
+  },
 };
 
 export function isResource(s: string): s is Resource {

@@ -19,6 +19,18 @@ export function nameProblem(name: string): string | undefined {
   return undefined;
 }
 
+const DNS_LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** A namespace is an RFC 1123 label (Kubernetes' ValidateNamespaceName): no dots, at most 63 characters. */
+export function namespaceProblem(namespace: string): string | undefined {
+  if (namespace.length === 0) return 'must not be empty';
+  if (namespace.length > 63) return 'must be no more than 63 characters';
+  if (!DNS_LABEL_RE.test(namespace)) {
+    return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+  }
+  return undefined;
+}
+
 /** Kubernetes qualified-name rules for label and annotation keys. */
 export function labelKeyProblem(key: string): string | undefined {
   const slash = key.indexOf('/');

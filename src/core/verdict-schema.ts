@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ObjectMetaSchema, TimeSchema } from './meta.js';
+import { NameSchema, ObjectMetaNameOptionalSchema, TimeSchema } from './meta.js';
 import { ZoneStateSchema } from './zone.js';
 
 /**
@@ -66,8 +66,10 @@ export type VerdictEvidence = z.infer<typeof VerdictEvidenceSchema>;
 export const VerdictInputSchema = z.strictObject({
   apiVersion: z.literal('shepherd.io/v1').optional(),
   kind: z.literal('Verdict').optional(),
-  metadata: ObjectMetaSchema,
-  node: z.string().min(1).max(253),
+  /** Without a name the server names the Verdict `<node>.<hex>`; a given name must start with `<node>.`. */
+  metadata: ObjectMetaNameOptionalSchema,
+  /** At most 236 characters, so that a server-chosen name `<node>.<16 hex>` stays within 253. */
+  node: z.string().max(236).pipe(NameSchema),
   /** What was decided, e.g. MarkUnknown, QueueTaint, Taint, SwapTaint, RemoveTaint, Hold, Ready (docs/verdicts.md). */
   action: z.string().min(1).max(64),
   reason: z.string().min(1).max(128),

@@ -1,4 +1,12 @@
-import type { ApiClient, NodeClient, RequestOptions, ResourceClient, Writable } from '../client/api-client.js';
+import type {
+  ApiClient,
+  DeploymentClient,
+  NodeClient,
+  PodClient,
+  RequestOptions,
+  ResourceClient,
+  Writable,
+} from '../client/api-client.js';
 import { isAbortError, type Clock } from '../core/clock.js';
 import { ShepherdError } from '../core/errors.js';
 import type { Lease } from '../core/lease.js';
@@ -112,6 +120,22 @@ export function instrumentClient(inner: ApiClient, stats: ClientStats, clock: Cl
         : countedResource(inner.leases(namespace), stats),
     events: countedResource(inner.events, stats),
     zones: countedResource(inner.zones, stats),
+    pods: (namespace?: string): PodClient => {
+      const pods = inner.pods(namespace);
+      return {
+        ...countedResource(pods, stats),
+        updateStatus: (obj, o) => counted(stats, () => pods.updateStatus(obj, o)),
+        bind: (name, node, o) => counted(stats, () => pods.bind(name, node, o)),
+      };
+    },
+    deployments: (namespace?: string): DeploymentClient => {
+      const deployments = inner.deployments(namespace);
+      return {
+        ...countedResource(deployments, stats),
+        updateStatus: (obj, o) => counted(stats, () => deployments.updateStatus(obj, o)),
+      };
+    },
+    verdicts: countedResource(inner.verdicts, stats),
     version: (o) => inner.version(o),
     close: () => inner.close(),
   };

@@ -1,6 +1,6 @@
-import { isAbortError, parseTime, type Clock } from '../core/clock.js';
-import { isReason } from '../core/errors.js';
+import { parseTime, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { deleteEach, runPeriodicGc } from './periodic-gc.js';
 import type { Registry } from './registry.js';
 
 /** Kubernetes' --event-ttl default. */
@@ -27,39 +27,18 @@ export async function collectExpiredEvents(
 ): Promise<number> {
   const cutoff = clock.now() - ttlMs;
   const { items } = await registry.events.list();
-  let deleted = 0;
-  for (const ev of items) {
-    const last = parseTime(ev.lastTimestamp);
-    if (!(last < cutoff)) continue;
-    try {
-      await registry.events.delete(ev.metadata.name, { expectedResourceVersion: ev.metadata.resourceVersion });
-      deleted++;
-    } catch (err) {
-      if (!isReason(err, 'NotFound') && !isReason(err, 'Conflict')) throw err;
-    }
-  }
-  return deleted;
+  return deleteEach(
+    items,
+    (ev) => parseTime(ev.lastTimestamp) < cutoff,
+    (ev, rv) => registry.events.delete(ev.metadata.name, { expectedResourceVersion: rv }),
+  );
 }
 
-/**
- * Runs collectExpiredEvents every intervalMs until the signal aborts; resolves then. A failed pass is logged
- * and retried on the next tick (the store may be briefly unavailable).
- */
-export async function startEventGc(deps: EventGcDeps): Promise<void> {
+/** Runs collectExpiredEvents every intervalMs until the signal aborts; resolves then. */
+export function startEventGc(deps: EventGcDeps): Promise<void> {
   const ttlMs = deps.ttlMs ?? DEFAULT_EVENT_TTL_MS;
   const intervalMs = deps.intervalMs ?? DEFAULT_EVENT_GC_INTERVAL_MS;
-  while (!deps.signal.aborted) {
-    try {
-      await deps.clock.sleep(intervalMs, deps.signal);
-    } catch (err) {
-      if (isAbortError(err) || deps.signal.aborted) return;
-      throw err;
-    }
-    try {
-      const deleted = await collectExpiredEvents(deps.registry, deps.clock, ttlMs);
-      if (deleted > 0) deps.log.debug({ deleted, ttlMs }, 'deleted expired events');
-    } catch (err) {
-      deps.log.warn({ err }, 'event garbage collection failed; retrying at the next interval');
-    }
-  }
+  return runPeriodicGc({ ...deps, intervalMs }, 'expired events', () =>
+    collectExpiredEvents(deps.registry, deps.clock, ttlMs),
+  );
 }

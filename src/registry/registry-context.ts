@@ -14,6 +14,7 @@ import {
   type Requirement,
 } from '../core/selectors.js';
 import type { Store } from '../store/store.js';
+import type { PodAdmission } from './pod-strategy.js';
 
 export interface RegistryDeps {
   store: Store;
@@ -22,6 +23,8 @@ export interface RegistryDeps {
   log?: Logger;
   /** How long a filtered watch may stay silent before it gets a BOOKMARK (docs/api.md: at least once a second). */
   bookmarkIntervalMs?: number;
+  /** The default NoExecute tolerations pods get on create and update (docs/api.md#admission). */
+  podAdmission?: PodAdmission;
 }
 
 export interface RegistryContext {
@@ -30,6 +33,7 @@ export interface RegistryContext {
   random: Random;
   log: Logger;
   bookmarkIntervalMs: number;
+  podAdmission: PodAdmission;
 }
 
 export interface ListOptions {
@@ -47,6 +51,8 @@ export interface ListResponse<T> {
 export interface DeleteOptions {
   /** Delete only if the object is still at this resourceVersion (Kubernetes preconditions). */
   expectedResourceVersion?: string | undefined;
+  /** Pods only: 0 removes at once; otherwise a pod on a node is deleted gracefully (docs/api.md#graceful-deletion). */
+  gracePeriodSeconds?: number | undefined;
 }
 
 /** Parsed label and field selectors plus an optional namespace, applied to every listed or watched object. */

@@ -1,9 +1,12 @@
 import { KIND_OF, type Resource, type ResourceTypes } from '../core/kinds.js';
 import { silentLogger } from '../core/logger.js';
 import type { Store } from '../store/store.js';
+import { DeploymentRegistry } from './deployment-registry.js';
 import { EventRegistry } from './event-registry.js';
 import { LeaseRegistry } from './lease-registry.js';
 import { NodeRegistry } from './node-registry.js';
+import { PodRegistry } from './pod-registry.js';
+import { DEFAULT_POD_ADMISSION } from './pod-strategy.js';
 import {
   listObjects,
   type ListOptions,
@@ -12,6 +15,7 @@ import {
   type RegistryDeps,
 } from './registry-context.js';
 import { watchObjects, type RegistryWatchEvent, type RegistryWatchOptions } from './registry-watch.js';
+import { VerdictRegistry } from './verdict-registry.js';
 import { ZoneRegistry } from './zone-registry.js';
 
 const DEFAULT_BOOKMARK_INTERVAL_MS = 1000;
@@ -27,6 +31,9 @@ export class Registry {
   readonly leases: LeaseRegistry;
   readonly events: EventRegistry;
   readonly zones: ZoneRegistry;
+  readonly pods: PodRegistry;
+  readonly deployments: DeploymentRegistry;
+  readonly verdicts: VerdictRegistry;
   readonly #ctx: RegistryContext;
 
   constructor(deps: RegistryDeps) {
@@ -36,12 +43,16 @@ export class Registry {
       random: deps.random,
       log: deps.log ?? silentLogger,
       bookmarkIntervalMs: deps.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
+      podAdmission: deps.podAdmission ?? DEFAULT_POD_ADMISSION,
     };
     this.store = deps.store;
     this.nodes = new NodeRegistry(this.#ctx);
     this.leases = new LeaseRegistry(this.#ctx);
     this.events = new EventRegistry(this.#ctx);
     this.zones = new ZoneRegistry(this.#ctx);
+    this.pods = new PodRegistry(this.#ctx);
+    this.deployments = new DeploymentRegistry(this.#ctx, this.pods);
+    this.verdicts = new VerdictRegistry(this.#ctx);
   }
 
   /** Lists any resource with label/field selectors (and a namespace for a namespaced kind). */

@@ -1,7 +1,10 @@
+import type { Deployment } from '../../src/core/deployment.js';
 import type { Event } from '../../src/core/event.js';
 import type { AnyObject, Resource } from '../../src/core/kinds.js';
 import type { Lease } from '../../src/core/lease.js';
 import type { Node } from '../../src/core/node.js';
+import type { Pod } from '../../src/core/pod.js';
+import type { Verdict } from '../../src/core/verdict.js';
 import type { Zone } from '../../src/core/zone.js';
 import type { StoreEvent } from '../../src/store/store.js';
 
@@ -57,7 +60,57 @@ export function event(name: string): Event {
   };
 }
 
-/** A fresh object of any kind named `name` (leases in node-lease). */
+export function pod(name: string, namespace = 'default', nodeName?: string): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      ...meta(name, { labels: { app: 'web' } }),
+      namespace,
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'uid-web', controller: true }],
+    },
+    spec: {
+      ...(nodeName === undefined ? {} : { nodeName }),
+      containers: [{ name: 'main', command: ['sleep', '3600'], env: [{ name: 'MODE', value: 'prod' }] }],
+      tolerations: [
+        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      ],
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+    },
+    status: { phase: 'Pending' },
+  };
+}
+
+export function deployment(name: string, namespace = 'default'): Deployment {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { ...meta(name), namespace, generation: 1 },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main' }] } },
+    },
+    status: {},
+  };
+}
+
+export function verdict(name: string, node = 'node-1'): Verdict {
+  return {
+    apiVersion: 'shepherd.io/v1',
+    kind: 'Verdict',
+    metadata: meta(name, { labels: { 'shepherd.io/node': node } }),
+    node,
+    action: 'MarkUnknown',
+    reason: 'LeaseExpired',
+    message: `node ${node} stopped renewing its lease`,
+    dryRun: false,
+    evidence: { observedAt: T0, silentForSeconds: 41, graceSeconds: 40 },
+  };
+}
+
+/** A fresh object of any kind named `name` (leases in node-lease, pods and deployments in default). */
 export function objectOf(resource: Resource, name: string): AnyObject {
   switch (resource) {
     case 'nodes':
@@ -68,6 +121,12 @@ export function objectOf(resource: Resource, name: string): AnyObject {
       return zone(name);
     case 'events':
       return event(name);
+    case 'pods':
+      return pod(name);
+    case 'deployments':
+      return deployment(name);
+    case 'verdicts':
+      return verdict(name);
   }
 }
 

@@ -1,23 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import type {
   ApiClient,
+  DeleteOptions,
+  DeploymentClient,
   ListOptions,
   NodeClient,
   ObjectList,
+  PodClient,
   ResourceClient,
   VersionInfo,
   WatchEvent,
   WatchRequest,
   Writable,
 } from '../../src/client/api-client.js';
+import { NamespacedClients, spanningDeploymentClient, spanningPodClient } from '../../src/client/namespaced-clients.js';
+import type { Deployment } from '../../src/core/deployment.js';
 import { AlreadyExistsError, ConflictError, InvalidError, NotFoundError } from '../../src/core/errors.js';
 import type { Event } from '../../src/core/event.js';
 import { KIND_OF, keyOf, RESOURCES, type Resource } from '../../src/core/kinds.js';
 import { NODE_LEASE_NAMESPACE, type Lease } from '../../src/core/lease.js';
 import type { Node } from '../../src/core/node.js';
+import { DEFAULT_NAMESPACE, type Pod } from '../../src/core/pod.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../src/core/selectors.js';
+import type { Verdict } from '../../src/core/verdict.js';
 import type { Zone } from '../../src/core/zone.js';
+import { bindPod, DEFAULT_POD_ADMISSION, planPodDeletion, type PodAdmission } from '../../src/registry/pod-strategy.js';
 import { FakeWatches, type ChangeType } from './fake-watches.js';
+import { prepareCreate, prepareStatusUpdate, prepareUpdate } from './fake-workloads.js';
 import { WatchFeed } from './watch-feed.js';
 
 export type StoredObject = {
@@ -30,9 +39,10 @@ export type StoredObject = {
     uid: string;
     creationTimestamp: string;
     labels?: Record<string, string>;
+    ownerReferences?: { uid: string }[];
   };
 };
-export type Op = 'get' | 'list' | 'create' | 'update' | 'updateStatus' | 'delete' | 'watch';
+export type Op = 'get' | 'list' | 'create' | 'update' | 'updateStatus' | 'delete' | 'watch' | 'bind';
 export interface Call {
   resource: Resource;
   op: Op;
@@ -54,13 +64,20 @@ export interface FakeApiClientOptions {
   leases?: Lease[];
   events?: Event[];
   zones?: Zone[];
+  pods?: Pod[];
+  deployments?: Deployment[];
+  verdicts?: Verdict[];
   version?: VersionInfo;
+  /** The default tolerations pods get on create and update (the server's defaults); false: none. */
+  podAdmission?: PodAdmission | false;
 }
 
 /**
  * An in-memory ApiClient with the API's semantics, for unit tests of sheepctl, the agent and the controller:
  * one global revision, optimistic locking (409 on a stale resourceVersion, Invalid without one), NotFound,
- * AlreadyExists, PUT on a node ignoring status, server-named Events, label and field selectors. Watches see
+ * AlreadyExists, PUT ignoring status (nodes, pods, deployments), server-named Events and Verdicts, label and field
+ * selectors, and the server's pod rules (admission, spec immutability, binding, graceful deletion, a Deployment's
+ * cascade) through the registry's own pure functions (test/support/fake-workloads.ts). Watches see
  * every write (`put`, `remove` and the client's own), replay history after their resourceVersion, and fail
  * with Gone from before `compact()`; a test can also script a stream through `watches()` (push, end, fail).
  * Records every call; `failNext` and `failAll` inject errors. Seeded objects keep their resourceVersions.
@@ -74,11 +91,15 @@ export class FakeApiClient implements ApiClient {
     leases: new Map(),
     events: new Map(),
     zones: new Map(),
+    pods: new Map(),
+    deployments: new Map(),
+    verdicts: new Map(),
   };
   readonly #watches: FakeWatches<StoredObject>;
   readonly #listeners = new Set<(resource: Resource, type: ChangeType, obj: StoredObject) => void>();
   readonly #failures: { resource: Resource | undefined; op: Op | undefined; error: unknown; times: number }[] = [];
   #eventSeq = 0;
+  readonly #admission: PodAdmission | false;
   /** Hook run before every call (after recording it), e.g. to simulate a concurrent writer. */
   beforeCall: ((call: Call) => void) | undefined;
   versionInfo: VersionInfo;
@@ -87,9 +108,23 @@ export class FakeApiClient implements ApiClient {
   readonly nodes: NodeClient;
   readonly events: ResourceClient<Event>;
   readonly zones: ResourceClient<Zone>;
+  readonly verdicts: ResourceClient<Verdict>;
+  readonly #pods: NamespacedClients<PodClient> = new NamespacedClients(
+    (ns): PodClient => this.#podClient(ns),
+    (): PodClient => spanningPodClient(this.#resource<Pod>('pods'), (ns) => this.#pods.get(ns)),
+  );
+  readonly #deployments: NamespacedClients<DeploymentClient> = new NamespacedClients(
+    (ns): DeploymentClient => ({
+      ...this.#resource<Deployment>('deployments', ns),
+      updateStatus: (obj) => this.#updateStatus('deployments', obj, ns) as Promise<Deployment>,
+    }),
+    (): DeploymentClient =>
+      spanningDeploymentClient(this.#resource<Deployment>('deployments'), (ns) => this.#deployments.get(ns)),
+  );
 
   constructor(options: FakeApiClientOptions = {}) {
     this.now = options.now ?? (() => Date.now());
+    this.#admission = options.podAdmission ?? DEFAULT_POD_ADMISSION;
     this.versionInfo = options.version ?? { version: '0.1.0', gitCommit: 'abc1234', storage: 'sqlite' };
     for (const resource of RESOURCES) {
       for (const o of (options[resource] ?? []) as unknown as StoredObject[]) {
@@ -101,9 +136,10 @@ export class FakeApiClient implements ApiClient {
     this.#revision = Math.max(this.#revision, options.revision ?? 0);
     this.#watches = new FakeWatches(this.#revision);
     const nodes = this.#resource<Node>('nodes');
-    this.nodes = { ...nodes, updateStatus: (obj) => this.#updateStatus(obj) };
+    this.nodes = { ...nodes, updateStatus: (obj) => this.#updateStatus('nodes', obj) as Promise<Node> };
     this.events = this.#resource<Event>('events');
     this.zones = this.#resource<Zone>('zones');
+    this.verdicts = this.#resource<Verdict>('verdicts');
   }
 
   /** The newest revision (of any resource), as a list reports it. */
@@ -113,6 +149,14 @@ export class FakeApiClient implements ApiClient {
 
   leases(namespace = NODE_LEASE_NAMESPACE): ResourceClient<Lease> {
     return this.#resource<Lease>('leases', namespace);
+  }
+
+  pods(namespace?: string): PodClient {
+    return this.#pods.get(namespace);
+  }
+
+  deployments(namespace?: string): DeploymentClient {
+    return this.#deployments.get(namespace);
   }
 
   async version(): Promise<VersionInfo> {
@@ -146,7 +190,7 @@ export class FakeApiClient implements ApiClient {
   /** Writes an object directly (as another writer would): bumps the revision, tells every watch. */
   put<T>(resource: Resource, obj: T): T {
     const o = structuredClone(obj) as unknown as StoredObject;
-    if (resource === 'leases') o.metadata.namespace ??= NODE_LEASE_NAMESPACE;
+    if (KIND_OF[resource].namespaced) o.metadata.namespace ??= this.#defaultNamespace(resource);
     const key = this.#keyOf(resource, o.metadata.name, o.metadata.namespace);
     const prev = this.data[resource].get(key);
     o.metadata.resourceVersion = String(++this.#revision);
@@ -186,7 +230,11 @@ export class FakeApiClient implements ApiClient {
 
   /** The store key (core's codec); a lease without a namespace is a node lease, as `leases()` defaults. */
   #keyOf(resource: Resource, name: string, namespace?: string): string {
-    return keyOf(resource, { metadata: { name, namespace: namespace ?? NODE_LEASE_NAMESPACE } });
+    return keyOf(resource, { metadata: { name, namespace: namespace ?? this.#defaultNamespace(resource) } });
+  }
+
+  #defaultNamespace(resource: Resource): string {
+    return resource === 'leases' ? NODE_LEASE_NAMESPACE : DEFAULT_NAMESPACE;
   }
 
   #commit(resource: Resource, type: ChangeType, obj: StoredObject): void {
@@ -230,11 +278,54 @@ export class FakeApiClient implements ApiClient {
     return this.put(resource, next);
   }
 
-  async #updateStatus(obj: Writable<Node>): Promise<Node> {
-    this.#record({ resource: 'nodes', op: 'updateStatus', name: obj.metadata.name ?? '' });
-    const cur = this.#mustGet('nodes', obj.metadata.name ?? '');
-    const next = { ...cur, status: structuredClone(obj.status ?? {}) } as unknown as StoredObject;
-    return this.#replace('nodes', next, obj.metadata.resourceVersion) as unknown as Node;
+  async #updateStatus<T>(resource: Resource, obj: Writable<T>, namespace?: string): Promise<T> {
+    const meta = (obj as { metadata: { name?: string; resourceVersion?: string } }).metadata;
+    const name = meta.name ?? '';
+    this.#record({ resource, op: 'updateStatus', name, namespace });
+    const cur = this.#mustGet(resource, name, namespace);
+    const next = prepareStatusUpdate(resource, obj as never, cur as never) as unknown as StoredObject;
+    return this.#replace(resource, next, meta.resourceVersion) as unknown as T;
+  }
+
+  #podClient(namespace: string): PodClient {
+    return {
+      ...this.#resource<Pod>('pods', namespace),
+      updateStatus: (obj) => this.#updateStatus('pods', obj, namespace) as Promise<Pod>,
+      bind: async (name, nodeName) => {
+        this.#record({ resource: 'pods', op: 'bind', name, namespace });
+        if (!this.data.nodes.has(nodeName)) {
+          throw new InvalidError(`Binding "${name}" is invalid: target.name: node "${nodeName}" does not exist`, [
+            { field: 'target.name', message: `node "${nodeName}" does not exist` },
+          ]);
+        }
+        const pod = this.#mustGet('pods', name, namespace) as unknown as Pod;
+        return this.put('pods', bindPod(pod, nodeName, this.now()));
+      },
+    };
+  }
+
+  /** DELETE as the server does it: preconditions, graceful pod deletion, a Deployment's cascade to its pods. */
+  #delete<T>(resource: Resource, name: string, namespace: string | undefined, options: DeleteOptions): T {
+    const cur = this.#mustGet(resource, name, namespace);
+    if (options.resourceVersion !== undefined && options.resourceVersion !== cur.metadata.resourceVersion) {
+      throw new ConflictError(resource, name);
+    }
+    if (resource === 'pods') {
+      const pod = cur as unknown as Pod;
+      const node = this.data.nodes.get(pod.spec.nodeName ?? '') as unknown as Node | undefined;
+      const plan = planPodDeletion(pod, node, options.gracePeriodSeconds, this.now());
+      if (plan.kind === 'mark') return this.put('pods', plan.pod) as unknown as T;
+      if (plan.kind === 'unchanged') return structuredClone(cur) as unknown as T;
+    }
+    const gone = this.remove<T>(resource, name, namespace);
+    if (resource === 'deployments') {
+      for (const pod of this.#list('pods', namespace, {})) {
+        if (pod.metadata.ownerReferences?.some((o) => o.uid === cur.metadata.uid)) {
+          this.#delete('pods', pod.metadata.name, namespace, {});
+        }
+      }
+    }
+    return gone;
   }
 
   #watch<T>(resource: Resource, namespace: string | undefined, request: WatchRequest): WatchFeed<T> {
@@ -287,6 +378,8 @@ export class FakeApiClient implements ApiClient {
         if (resource === 'events' && !o.metadata.name && involved) {
           o.metadata.name = `${involved.name}.${(++this.#eventSeq).toString(16).padStart(8, '0')}`;
         }
+        if (KIND_OF[resource].namespaced) o.metadata.namespace ||= this.#defaultNamespace(resource);
+        prepareCreate(resource, o as never, this.#admission, ++this.#eventSeq);
         this.#record({ resource, op: 'create', name: o.metadata.name, namespace });
         if (this.data[resource].has(this.#keyOf(resource, o.metadata.name, o.metadata.namespace))) {
           throw new AlreadyExistsError(resource, o.metadata.name);
@@ -299,14 +392,16 @@ export class FakeApiClient implements ApiClient {
       update: async (obj: Writable<T>) => {
         const o = withNamespace(obj);
         this.#record({ resource, op: 'update', name: o.metadata.name, namespace });
-        // PUT on a node ignores status, as the API does.
-        const status =
-          resource === 'nodes' ? { status: (this.#mustGet(resource, o.metadata.name) as Node).status } : {};
-        return this.#replace(resource, { ...o, ...status }, o.metadata.resourceVersion) as unknown as T;
+        const cur = this.#mustGet(resource, o.metadata.name, o.metadata.namespace);
+        if (cur.metadata.resourceVersion !== o.metadata.resourceVersion && o.metadata.resourceVersion) {
+          throw new ConflictError(resource, o.metadata.name);
+        }
+        const next = prepareUpdate(resource, o as never, cur as never, this.#admission) as unknown as StoredObject;
+        return this.#replace(resource, next, o.metadata.resourceVersion) as unknown as T;
       },
-      delete: async (name: string) => {
+      delete: async (name: string, options: DeleteOptions = {}) => {
         this.#record({ resource, op: 'delete', name, namespace });
-        return this.remove<T>(resource, name, namespace);
+        return this.#delete<T>(resource, name, namespace, options);
       },
       watch: (request: WatchRequest): AsyncIterable<WatchEvent<T>> => this.#watch<T>(resource, namespace, request),
     };

@@ -39,10 +39,27 @@ const DICTIONARY_V1 = Buffer.from(
 
 const TYPE_CODES: Record<ChangeType, string> = { ADDED: '0', MODIFIED: '1', DELETED: '2' };
 const TYPES_BY_CODE = new Map<string, ChangeType>(Object.entries(TYPE_CODES).map(([t, c]) => [c, t as ChangeType]));
-const KIND_CODES: Record<Resource, string> = { nodes: 'n', leases: 'l', events: 'e', zones: 'z' };
+// Codes and bits are part of the segment format: a kind's code and bit never change once published.
+const KIND_CODES: Record<Resource, string> = {
+  nodes: 'n',
+  leases: 'l',
+  events: 'e',
+  zones: 'z',
+  pods: 'p',
+  deployments: 'd',
+  verdicts: 'v',
+};
 const KINDS_BY_CODE = new Map<string, Resource>(Object.entries(KIND_CODES).map(([k, c]) => [c, k as Resource]));
 /** A segment's bit per kind: a watch replay skips segments without its kind, without decompressing them. */
-const KIND_BITS: Record<Resource, number> = { nodes: 1, leases: 2, events: 4, zones: 8 };
+const KIND_BITS: Record<Resource, number> = {
+  nodes: 1,
+  leases: 2,
+  events: 4,
+  zones: 8,
+  pods: 16,
+  deployments: 32,
+  verdicts: 64,
+};
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 /** Set `path` to a value, or (one element) delete `path`. */
