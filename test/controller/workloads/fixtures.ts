@@ -144,9 +144,7 @@ export interface Harness {
   start(): Promise<void>;
   /** Lets informer events and in-flight calls settle, moving the clock by `ms`. */
   settle(ms?: number): Promise<void>;
-  events(
-    reason?: string,
-  ): Array<{
+  events(reason?: string): Array<{
     reason: string;
     type: string;
     message: string;
