@@ -18,7 +18,7 @@ import { numFeasibleNodesToFind } from './node-order.js';
 import { PodBackoff, POD_INITIAL_BACKOFF_MS, POD_MAX_BACKOFF_MS } from './pod-backoff.js';
 import { SchedulerCache } from './scheduler-cache.js';
 import { SchedulerMetrics } from './metrics.js';
-import { compareScores, emptyScore, scoreNode } from './scores.js';
+import { BestNode } from './scores.js';
 
 export interface SchedulerConfig {
   /** kube-scheduler's percentageOfNodesToScore; 0 is adaptive (docs/scheduler.md#sampling). */
@@ -71,8 +71,7 @@ export class Scheduler {
   readonly #metrics: SchedulerMetrics;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #reasons = new Map<string, number>();
-  #score = emptyScore();
-  #best = emptyScore();
+  readonly #best = new BestNode();
   #nextStart = 0;
 
   constructor(deps: SchedulerDeps) {
@@ -225,7 +224,8 @@ export class Scheduler {
     const reasons = this.#reasons;
     reasons.clear();
     const start = n === 0 ? 0 : this.#nextStart % n;
-    let best: NodeInfo | undefined;
+    const best = this.#best;
+    best.reset();
     let found = 0;
     let checked = 0;
     while (checked < n && found < toFind) {
@@ -237,14 +237,12 @@ export class Scheduler {
         continue;
       }
       found++;
-      scoreNode(req, info, ownerZones, this.#score);
-      if (best === undefined || compareScores(this.#score, this.#best) < 0) {
-        best = info;
-        [this.#best, this.#score] = [this.#score, this.#best];
-      }
+      best.offer(req, info, ownerZones);
     }
     this.#nextStart = n === 0 ? 0 : (start + checked) % n;
-    return best !== undefined ? { node: best } : { node: undefined, message: failedSchedulingMessage(n, reasons) };
+    const chosen = best.info;
+    best.reset();
+    return chosen !== undefined ? { node: chosen } : { node: undefined, message: failedSchedulingMessage(n, reasons) };
   }
 
   #unschedulable(key: string, pod: Pod, message: string): void {

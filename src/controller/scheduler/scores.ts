@@ -48,3 +48,54 @@ export function compareScores(a: NodeScore, b: NodeScore): number {
     a.load - b.load
   );
 }
+
+/**
+ * The best node so far of one search, kept field by field: a candidate is compared with it one field at a time, in
+ * `compareScores` order, and later fields are computed only when the earlier ones tie. It picks exactly the node
+ * `compareScores` would pick (test/controller/scheduler/scores.test.ts checks that), at a fraction of the cost.
+ */
+export class BestNode {
+  info: NodeInfo | undefined;
+  readonly #score = emptyScore();
+
+  reset(): void {
+    this.info = undefined;
+  }
+
+  offer(req: PodRequirements, info: NodeInfo, ownerZones: ReadonlyMap<string, number> | undefined): void {
+    const best = this.#score;
+    if (this.info === undefined) {
+      this.#take(req, info, ownerZones);
+      return;
+    }
+    const suspect = info.suspect ? 1 : 0;
+    if (suspect !== best.suspect) {
+      if (suspect < best.suspect) this.#take(req, info, ownerZones);
+      return;
+    }
+    const prefer = untoleratedPreferNoSchedule(req, info);
+    if (prefer !== best.preferNoSchedule) {
+      if (prefer < best.preferNoSchedule) this.#take(req, info, ownerZones);
+      return;
+    }
+    if (req.owner !== undefined) {
+      const zonePods = ownerZones?.get(info.zone) ?? 0;
+      if (zonePods !== best.zonePods) {
+        if (zonePods < best.zonePods) this.#take(req, info, ownerZones);
+        return;
+      }
+      const nodePods = info.usage.owners.get(req.owner) ?? 0;
+      if (nodePods !== best.nodePods) {
+        if (nodePods < best.nodePods) this.#take(req, info, ownerZones);
+        return;
+      }
+    }
+    const load = info.maxPods > 0 ? info.usage.pods / info.maxPods : 1;
+    if (load < best.load) this.#take(req, info, ownerZones);
+  }
+
+  #take(req: PodRequirements, info: NodeInfo, ownerZones: ReadonlyMap<string, number> | undefined): void {
+    this.info = info;
+    scoreNode(req, info, ownerZones, this.#score);
+  }
+}

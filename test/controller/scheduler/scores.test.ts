@@ -4,7 +4,8 @@ import { requirementsOf } from '../../../src/controller/scheduler/filters.js';
 import { nodeInfoOf } from '../../../src/controller/scheduler/node-info.js';
 import { numFeasibleNodesToFind, zoneInterleaved } from '../../../src/controller/scheduler/node-order.js';
 import { podBackoffMs } from '../../../src/controller/scheduler/pod-backoff.js';
-import { compareScores, emptyScore, scoreNode } from '../../../src/controller/scheduler/scores.js';
+import fc from 'fast-check';
+import { BestNode, compareScores, emptyScore, scoreNode } from '../../../src/controller/scheduler/scores.js';
 import { node, pod, taint, type NodeInput } from '../workloads/fixtures.js';
 
 const OWNER = { name: 'web', uid: 'uid-web' };
@@ -89,6 +90,51 @@ describe('scheduler scores', () => {
 
   it('ties keep the node met first', () => {
     assert.equal(best([{ name: 'x' }, { name: 'y' }]), 'x');
+  });
+});
+
+describe("BestNode (the search's fast path)", () => {
+  it('picks the very node a full scoring with compareScores picks', () => {
+    const candidate = fc.record({
+      zone: fc.constantFrom('a', 'b', 'c'),
+      suspect: fc.boolean(),
+      soft: fc.boolean(),
+      pods: fc.integer({ min: 0, max: 20 }),
+      ownerPods: fc.integer({ min: 0, max: 3 }),
+      maxPods: fc.constantFrom(10, 20, 110),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(candidate, { minLength: 1, maxLength: 30 }),
+        fc.record({ a: fc.nat(5), b: fc.nat(5), c: fc.nat(5) }),
+        fc.boolean(),
+        (cands, zoneCounts, owned) => {
+          const req = requirementsOf(pod('p', owned ? { owner: OWNER } : {}));
+          const zones = new Map(Object.entries(zoneCounts));
+          const infos = cands.map((c, i) =>
+            nodeInfoOf(
+              node(`n${i}`, {
+                zone: c.zone,
+                suspect: c.suspect,
+                maxPods: c.maxPods,
+                ...(c.soft ? { taints: [taint('soft', 'PreferNoSchedule')] } : {}),
+              }),
+              { pods: c.pods, owners: new Map(c.ownerPods > 0 ? [[OWNER.uid, c.ownerPods]] : []) },
+            ),
+          );
+          const fast = new BestNode();
+          for (const info of infos) fast.offer(req, info, zones);
+          let slow = infos[0];
+          let slowScore = scoreNode(req, infos[0] as (typeof infos)[0], zones, emptyScore());
+          for (const info of infos.slice(1)) {
+            const score = scoreNode(req, info, zones, emptyScore());
+            if (compareScores(score, slowScore) < 0) [slow, slowScore] = [info, score];
+          }
+          return fast.info === slow;
+        },
+      ),
+      { seed: 4242, numRuns: 300 },
+    );
   });
 });
 
