@@ -7,7 +7,7 @@ import type { NodeInfo } from './node-info.js';
  * The scheduler's filters (kube-scheduler's Filter plugins that apply to shepherd's pods), as pure functions over a
  * pod's requirements and a NodeInfo. A node fails on the first filter it does not pass, in kube-scheduler's plugin
  * order, and the reason is kube-scheduler's text, so FailedScheduling reads as it does upstream
- * (docs/scheduler.md#filters).
+ * (docs/workloads.md#filters).
  */
 
 /** NodeUnschedulable's ErrReasonUnschedulable. */

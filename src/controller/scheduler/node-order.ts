@@ -1,5 +1,5 @@
 /**
- * Which nodes the scheduler looks at for one pod, and in what order (docs/scheduler.md#sampling).
+ * Which nodes the scheduler looks at for one pod, and in what order (docs/workloads.md#sampling).
  *
  * kube-scheduler stops filtering once it has found `numFeasibleNodesToFind` feasible nodes and starts the next pod
  * where the last search stopped, walking a node list that alternates between zones (its NodeTree), so that every

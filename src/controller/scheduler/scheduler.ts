@@ -21,7 +21,7 @@ import { SchedulerMetrics } from './metrics.js';
 import { BestNode } from './scores.js';
 
 export interface SchedulerConfig {
-  /** kube-scheduler's percentageOfNodesToScore; 0 is adaptive (docs/scheduler.md#sampling). */
+  /** kube-scheduler's percentageOfNodesToScore; 0 is adaptive (docs/workloads.md#sampling). */
   percentageOfNodesToScore: number;
   /** Bindings in flight at once; the loop waits for a free slot before it places the next pod. */
   bindConcurrency: number;
@@ -53,7 +53,7 @@ export interface SchedulerDeps {
 type Found = { node: NodeInfo } | { node: undefined; message: string };
 
 /**
- * The scheduler (docs/scheduler.md): binds every pending pod (no `spec.nodeName`, not terminating) to the best
+ * The scheduler (docs/workloads.md#scheduler): binds every pending pod (no `spec.nodeName`, not terminating) to the best
  * feasible node. Pods wait in a work queue; one that fits nowhere is parked as unschedulable and tried again when a
  * node changes in a way that could help, never before its backoff (1 s doubling to 10 s) ends, and at least every
  * 5 minutes. Placement is synchronous over the scheduler cache; bindings go out concurrently, up to

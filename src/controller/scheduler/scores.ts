@@ -3,7 +3,7 @@ import type { NodeInfo } from './node-info.js';
 
 /**
  * How much the scheduler wants a feasible node for a pod: compared field by field, in this order, lower wins
- * (docs/scheduler.md#scores):
+ * (docs/workloads.md#scores):
  * 1. `suspect`: a node whose condition `Suspect=True` says the node lifecycle controller doubts it;
  * 2. `preferNoSchedule`: PreferNoSchedule taints the pod does not tolerate (kube-scheduler's TaintToleration score);
  * 3. `zonePods`: the owner's pods already in the node's zone (spread across zones, PodTopologySpread's zone term);
