@@ -10,14 +10,14 @@ import { SCHEDULER_COMPONENT } from '../event-sources.js';
 import { EventRecorder } from '../node-lifecycle/events.js';
 import { runEvery } from '../periodic.js';
 import { boundNodeOf } from '../pod-index.js';
-import { WorkQueue } from '../work-queue.js';
 import { failedSchedulingMessage } from './fit-error.js';
 import { filterNode, requirementsOf, type PodRequirements } from './filters.js';
 import { mayHelpScheduling, type NodeInfo } from './node-info.js';
 import { numFeasibleNodesToFind } from './node-order.js';
-import { PodBackoff, POD_INITIAL_BACKOFF_MS, POD_MAX_BACKOFF_MS } from './pod-backoff.js';
+import { POD_INITIAL_BACKOFF_MS, POD_MAX_BACKOFF_MS } from './pod-backoff.js';
 import { SchedulerCache } from './scheduler-cache.js';
 import { SchedulerMetrics } from './metrics.js';
+import { SchedulingQueue } from './scheduling-queue.js';
 import { BestNode } from './scores.js';
 
 export interface SchedulerConfig {
@@ -38,6 +38,9 @@ export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
   podMaxBackoffMs: POD_MAX_BACKOFF_MS,
   maxUnschedulableMs: 5 * 60_000,
 };
+
+/** kube-scheduler checks for pods parked too long every 30 s. */
+const LEFTOVER_CHECK_MS = 30_000;
 
 export interface SchedulerDeps {
   client: ApiClient;
@@ -63,10 +66,7 @@ export class Scheduler {
   readonly #deps: SchedulerDeps;
   readonly #cfg: SchedulerConfig;
   readonly #cache = new SchedulerCache();
-  readonly #queue: WorkQueue<string>;
-  readonly #backoff: PodBackoff;
-  /** Unschedulable pods waiting for a node change, with when they were parked (monotonic ms). */
-  readonly #parked = new Map<string, number>();
+  readonly #queue: SchedulingQueue;
   readonly #events: EventRecorder;
   readonly #metrics: SchedulerMetrics;
   readonly #inFlight = new Set<Promise<void>>();
@@ -77,8 +77,11 @@ export class Scheduler {
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
     this.#cfg = { ...DEFAULT_SCHEDULER_CONFIG, ...deps.config };
-    this.#queue = new WorkQueue(deps.clock);
-    this.#backoff = new PodBackoff(deps.clock, this.#cfg.podInitialBackoffMs, this.#cfg.podMaxBackoffMs);
+    this.#queue = new SchedulingQueue(deps.clock, {
+      initialBackoffMs: this.#cfg.podInitialBackoffMs,
+      maxBackoffMs: this.#cfg.podMaxBackoffMs,
+      maxUnschedulableMs: this.#cfg.maxUnschedulableMs,
+    });
     this.#metrics = deps.metrics ?? new SchedulerMetrics();
     this.#events = new EventRecorder({
       client: deps.client,
@@ -94,7 +97,7 @@ export class Scheduler {
 
   /** Pods parked as unschedulable (for tests and metrics). */
   get unschedulable(): number {
-    return this.#parked.size;
+    return this.#queue.counts.unschedulable;
   }
 
   get cache(): SchedulerCache {
@@ -112,13 +115,11 @@ export class Scheduler {
     let lastLeftoverCheck = this.#deps.clock.monotonic();
     const housekeeping = runEvery(this.#deps.clock, 1_000, signal, this.#deps.log, 'scheduler housekeeping', () => {
       const now = this.#deps.clock.monotonic();
-      if (now - lastLeftoverCheck >= 30_000) {
+      if (now - lastLeftoverCheck >= LEFTOVER_CHECK_MS) {
         lastLeftoverCheck = now;
-        this.#flushLeftovers(now);
+        this.#queue.flushLeftovers();
       }
-      this.#metrics.pending.set({ queue: 'active' }, this.#queue.length);
-      this.#metrics.pending.set({ queue: 'backoff' }, this.#queue.delayed);
-      this.#metrics.pending.set({ queue: 'unschedulable' }, this.#parked.size);
+      for (const [queue, n] of Object.entries(this.#queue.counts)) this.#metrics.pending.set({ queue }, n);
       return this.#events.flush();
     });
     for (;;) {
@@ -145,7 +146,7 @@ export class Scheduler {
       return;
     }
     const { before, after } = this.#cache.setNode(node);
-    if (before === undefined || mayHelpScheduling(before, after)) this.#unparkAll();
+    if (before === undefined || mayHelpScheduling(before, after)) this.#queue.unparkAll();
   }
 
   #onPod(type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod, old: Pod | undefined): void {
@@ -153,53 +154,23 @@ export class Scheduler {
     const heldRoom = old !== undefined && boundNodeOf(old) !== undefined && !isTerminated(old);
     if (type === 'DELETED') {
       this.#cache.setPod(key, undefined);
-      this.#drop(key);
-      if (heldRoom || boundNodeOf(pod) !== undefined) this.#unparkAll();
+      this.#queue.forget(key);
+      if (heldRoom || (boundNodeOf(pod) !== undefined && !isTerminated(pod))) this.#queue.unparkAll();
       return;
     }
     this.#cache.setPod(key, pod);
     if (boundNodeOf(pod) !== undefined || isTerminating(pod)) {
-      this.#drop(key);
-      if (heldRoom && isTerminated(pod)) this.#unparkAll();
+      this.#queue.forget(key);
+      if (heldRoom && isTerminated(pod)) this.#queue.unparkAll();
       return;
     }
-    if (!this.#parked.has(key)) this.#enqueue(key);
-    else if (old !== undefined && schedulingInputsChanged(old, pod)) {
-      this.#parked.delete(key);
-      this.#enqueue(key);
-    }
-  }
-
-  /** Queues the pod, after what is left of its backoff. */
-  #enqueue(key: string): void {
-    this.#queue.addAfter(key, this.#backoff.remaining(key));
-  }
-
-  #drop(key: string): void {
-    this.#parked.delete(key);
-    this.#backoff.clear(key);
-  }
-
-  /** kube-scheduler's MoveAllToActiveOrBackoffQueue: a node changed, so every parked pod may fit now. */
-  #unparkAll(): void {
-    if (this.#parked.size === 0) return;
-    const keys = [...this.#parked.keys()];
-    this.#parked.clear();
-    for (const key of keys) this.#enqueue(key);
-  }
-
-  /** kube-scheduler's flushUnschedulablePodsLeftover: pods parked for longer than maxUnschedulableMs. */
-  #flushLeftovers(now: number): void {
-    for (const [key, since] of this.#parked) {
-      if (now - since < this.#cfg.maxUnschedulableMs) continue;
-      this.#parked.delete(key);
-      this.#enqueue(key);
-    }
+    if (!this.#queue.isParked(key)) this.#queue.add(key);
+    else if (old !== undefined && schedulingInputsChanged(old, pod)) this.#queue.unpark(key);
   }
 
   #scheduleOne(key: string): void {
     // A parked pod can only come out of a timer set before it was parked: it waits for a node change instead.
-    if (this.#parked.has(key)) return;
+    if (this.#queue.isParked(key)) return;
     const pod = this.#deps.pods.get(key);
     if (pod === undefined || boundNodeOf(pod) !== undefined || isTerminating(pod) || this.#cache.isAssumed(key)) {
       return;
@@ -247,8 +218,7 @@ export class Scheduler {
 
   #unschedulable(key: string, pod: Pod, message: string): void {
     this.#metrics.attempts.inc({ result: 'unschedulable' });
-    this.#backoff.fail(key);
-    this.#parked.set(key, this.#deps.clock.monotonic());
+    this.#queue.parkUnschedulable(key);
     this.#events.emit(podObject(pod), 'Warning', 'FailedScheduling', message);
     const current = pod.status.conditions?.find((c) => c.type === 'PodScheduled');
     if (current?.status === 'False' && current.reason === 'Unschedulable' && current.message === message) return;
@@ -281,7 +251,7 @@ export class Scheduler {
       .then(
         () => {
           this.#metrics.attempts.inc({ result: 'scheduled' });
-          this.#backoff.clear(key);
+          this.#queue.clearBackoff(key);
           this.#events.emit(podObject(pod), 'Normal', 'Scheduled', `Successfully assigned ${key} to ${nodeName}`);
         },
         (err: unknown) => {
@@ -301,8 +271,7 @@ export class Scheduler {
 
   #retryAfterError(key: string): void {
     this.#metrics.attempts.inc({ result: 'error' });
-    this.#backoff.fail(key);
-    this.#enqueue(key);
+    this.#queue.retryAfterError(key);
   }
 
   /** Counts `work` against bindConcurrency until it settles (it never rejects: callers handle their errors). */
