@@ -4,7 +4,9 @@ import {
   DEFAULT_RENEW_DEADLINE_MS,
   DEFAULT_RETRY_PERIOD_MS,
 } from '../controller/leader-election.js';
+import { CONTROLLER_NAMES, parseControllers } from '../controller/controller-names.js';
 import { defaultNodeLifecycleConfig as NLC } from '../controller/node-lifecycle/config.js';
+import { DEFAULT_REBUILD_RATE } from '../controller/taint-eviction/taint-eviction-controller.js';
 import { formatDuration } from '../core/duration.js';
 import { DEFAULT_TOLERATION_SECONDS } from '../core/pod.js';
 import { DEFAULT_VERDICT_TTL_MS } from '../core/verdict.js';
@@ -31,15 +33,17 @@ const d = (ms: number): string => formatDuration(ms);
  */
 export function buildShepherdCommand(version: string): Command {
   const cmd = new Command('shepherd')
-    .description('shepherd: a node-lifecycle control plane (API server, node agent, node lifecycle controller).')
+    .description(
+      'shepherd: a node-lifecycle control plane (API server, node agent, and controllers: node lifecycle, scheduler, deployments, taint eviction, pod GC).',
+    )
     .addHelpText(
       'after',
       [
         '',
         'Modes:',
-        '  shepherd --mode server                      API server on SQLite (./shepherd.db) with the node lifecycle controller',
+        '  shepherd --mode server                      API server on SQLite (./shepherd.db) with the controllers in-process',
         '  shepherd --mode agent --api-addr HOST:PORT  register this machine and keep its lease and status fresh',
-        '  shepherd --mode controller --api-addr ...   the node lifecycle controller alone (server with --no-controller)',
+        '  shepherd --mode controller --api-addr ...   the controllers alone (server with --no-controller); --controllers picks them',
         '  shepherd --mode fleet --nodes N ...         simulate N agents (load tests and failure drills)',
         '',
         'Durations use Go syntax: 100ms, 5s, 1m30s. Signals: the first SIGTERM/SIGINT shuts down gracefully, a second exits at once.',
@@ -106,10 +110,7 @@ export function buildShepherdCommand(version: string): Command {
         .argParser(durationFlag),
     )
     .addOption(
-      new Option(
-        '--no-controller',
-        'do not run the node lifecycle controller in this process (run --mode controller instead)',
-      ),
+      new Option('--no-controller', 'do not run the controllers in this process (run --mode controller instead)'),
     )
     .addOption(
       new Option(
@@ -329,6 +330,25 @@ export function buildShepherdCommand(version: string): Command {
         .default({}, 'none'),
     );
 
+  cmd.optionsGroup('Controllers (--mode server|controller), kube-controller-manager names:');
+  cmd
+    .addOption(
+      new Option(
+        '--controllers <names>',
+        `controllers to run, comma-separated: * for all, a name to turn one on, -name to turn one off (e.g. *,-pod-gc); names: ${CONTROLLER_NAMES.join(', ')}`,
+      )
+        .argParser(controllersFlag)
+        .default(DEFAULT_CONTROLLERS, '*'),
+    )
+    .addOption(
+      new Option(
+        '--taint-eviction-rebuild-rate <pods/s>',
+        'after a restart or failover, pod evictions already overdue are released at this rate, not all at once',
+      )
+        .default(DEFAULT_REBUILD_RATE)
+        .argParser(positiveNumberFlag),
+    );
+
   cmd.optionsGroup('Fleet simulator (--mode fleet):');
   cmd
     .addOption(new Option('--nodes <n>', 'simulated agents').default(100).argParser(intFlag))
@@ -376,6 +396,20 @@ export function buildShepherdCommand(version: string): Command {
 export function booleanFlag(value: string): boolean {
   if (value !== 'true' && value !== 'false') throw new InvalidArgumentError('must be true or false');
   return value === 'true';
+}
+
+const DEFAULT_CONTROLLERS: string[] = ['*'];
+
+/** `--controllers`: a comma-separated list, checked at once (unknown names and an empty set are refused). */
+export function controllersFlag(value: string, previous: string[] | undefined): string[] {
+  // commander hands the default in as `previous` on the first use: a given list replaces it.
+  const items = [...(previous === undefined || previous === DEFAULT_CONTROLLERS ? [] : previous), ...value.split(',')];
+  try {
+    parseControllers(items);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+  return items.map((i) => i.trim()).filter(Boolean);
 }
 
 /** `qps/burst` (`20/40`), or `qps` alone (burst = 2 × qps); `0` means unlimited. */

@@ -6,6 +6,7 @@ import { systemClock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { systemRandom } from '../core/random.js';
 import { parseFeatureGates } from '../config/shepherd-config.js';
+import { parseControllers, type ControllerName } from '../controller/controller-names.js';
 import type { NodeLifecycleConfig } from '../controller/node-lifecycle/config.js';
 import { validateNodeLifecycleConfig } from '../controller/node-lifecycle/config.js';
 import { createLogger } from './logging.js';
@@ -61,6 +62,11 @@ export function controllerConfigFrom(opts: Opts): NodeLifecycleConfig {
   const problems = validateNodeLifecycleConfig(config);
   if (problems.length > 0) throw new Error(problems.join('; '));
   return config;
+}
+
+/** `--controllers` → the set of controllers to run; throws one sentence for an unknown name or an empty set. */
+export function enabledControllersFrom(opts: Opts): Set<ControllerName> {
+  return parseControllers((opts.controllers as string[] | undefined) ?? ['*']);
 }
 
 export function processIdentity(): string {

@@ -1,70 +1,50 @@
 import type { Registry as PromRegistry } from 'prom-client';
 import type { ApiClient } from '../client/api-client.js';
-import { Informer } from '../client/informer.js';
 import { systemClock } from '../core/clock.js';
-import { keyOf } from '../core/kinds.js';
-import type { Lease } from '../core/lease.js';
 import type { Logger } from '../core/logger.js';
-import type { Node } from '../core/node.js';
 import { systemRandom } from '../core/random.js';
-import type { NodeLifecycleConfig } from '../controller/node-lifecycle/config.js';
-import { NodeLifecycleController } from '../controller/node-lifecycle/node-lifecycle-controller.js';
+import { ControllerManager } from '../controller/controller-manager.js';
+import type { ControllerName } from '../controller/controller-names.js';
 import {
   runLeaderElection,
   validateLeaderElectionConfig,
   type LeaderElectionConfig,
 } from '../controller/leader-election.js';
-import { asLogger, controllerConfigFrom, httpClientFrom, loggerFrom, processIdentity, type Opts } from './common.js';
+import {
+  asLogger,
+  controllerConfigFrom,
+  enabledControllersFrom,
+  httpClientFrom,
+  loggerFrom,
+  processIdentity,
+  type Opts,
+} from './common.js';
 import { serveProbes } from './probe-server.js';
 
 /**
- * Runs the node lifecycle controller over any ApiClient: informers (list + watch caches) for nodes and
- * node leases feed it; it writes through the client. Resolves when the signal aborts.
+ * The controller manager of this process over any ApiClient: every controller `--controllers` enables (node
+ * lifecycle, scheduler, deployment, taint eviction, pod GC) over one set of shared informers, writing through the
+ * client. Built once per process; `run` is one term (see ControllerManager).
  */
-export async function runNodeLifecycle(deps: {
+export function controllerManagerFrom(deps: {
+  opts: Opts;
   client: ApiClient;
-  config: NodeLifecycleConfig;
   log: Logger;
   metrics?: PromRegistry;
-  identity: string;
-  signal: AbortSignal;
-  onSynced?: () => void;
-}): Promise<void> {
-  const { client, log, signal } = deps;
-  const nodes = new Informer<Node>({
-    client: client.nodes,
+  enabled?: ReadonlySet<ControllerName>;
+}): ControllerManager {
+  const { opts } = deps;
+  return new ControllerManager({
+    client: deps.client,
     clock: systemClock,
-    log: log.child({ informer: 'nodes' }),
     random: systemRandom,
-    keyOf: (n) => keyOf('nodes', n),
-    name: 'nodes',
-  });
-  const leases = new Informer<Lease>({
-    client: client.leases(),
-    clock: systemClock,
-    log: log.child({ informer: 'leases' }),
-    random: systemRandom,
-    keyOf: (l) => keyOf('leases', l),
-    name: 'leases',
-  });
-  const informers = Promise.all([nodes.run(signal), leases.run(signal)]);
-  const controller = new NodeLifecycleController({
-    client,
-    nodes,
-    leases,
-    clock: systemClock,
-    log,
-    random: systemRandom,
+    log: deps.log,
+    enabled: deps.enabled ?? enabledControllersFrom(opts),
+    nodeLifecycle: controllerConfigFrom(opts),
+    taintEviction: { rebuildRate: opts.taintEvictionRebuildRate as number },
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
-    config: deps.config,
-    identity: deps.identity,
+    identity: processIdentity(),
   });
-  await Promise.all([nodes.waitForSync(signal), leases.waitForSync(signal)]).then(
-    () => deps.onSynced?.(),
-    () => undefined,
-  );
-  await controller.run(signal);
-  await informers;
 }
 
 /** --leader-elect-* flags → config, checked at start-up so a bad combination fails before serving. */
@@ -80,9 +60,10 @@ export function leaderElectionConfigFrom(opts: Opts): LeaderElectionConfig {
 }
 
 /**
- * Campaigns for the leader Lease (shepherd-system/shepherd-node-lifecycle-controller) and runs the controller
- * only while leading; campaigns again after losing it. Every term starts a fresh controller, so a new leader
- * gives every node a fresh grace period and a failover never marks nodes dead.
+ * Campaigns for the leader Lease (shepherd-system/shepherd-node-lifecycle-controller: the name predates the other
+ * controllers and is kept so mixed versions still elect one leader) and runs every controller only while leading;
+ * campaigns again after losing it. Every term starts fresh controllers, so a new leader gives every node a fresh
+ * grace period and a failover never marks nodes dead, and all of a term's controllers stop together.
  */
 export async function runElected(
   opts: Opts,
@@ -97,13 +78,12 @@ export async function runElected(
       { client, clock: systemClock, log, config },
       {
         onStartedLeading: async (leading) => {
-          log.info({ identity: config.identity }, 'became the leader: starting the node lifecycle controller');
+          log.info({ identity: config.identity }, 'became the leader: starting the controllers');
           await run(leading);
         },
-        onStoppedLeading: () =>
-          log.info({ identity: config.identity }, 'stopped leading: node lifecycle controller stopped'),
+        onStoppedLeading: () => log.info({ identity: config.identity }, 'stopped leading: controllers stopped'),
         onNewLeader: (id) => {
-          if (id !== config.identity) log.info({ leader: id }, 'another process leads the node lifecycle controller');
+          if (id !== config.identity) log.info({ leader: id }, 'another process leads the controllers');
         },
       },
       signal,
@@ -111,27 +91,57 @@ export async function runElected(
   }
 }
 
-/** `shepherd --mode controller --api-addr host:port`: the node lifecycle controller as its own process. */
+/**
+ * Runs terms one after the other without an election (a single controller process, or a server's own
+ * controllers): a term that fails is logged and a new one starts a second later, as a new leader's would.
+ */
+export async function runTerms(
+  run: (signal: AbortSignal) => Promise<void>,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      await run(signal);
+    } catch (err) {
+      if (signal.aborted) return;
+      log.error({ err }, 'the controllers failed; starting them again in 1s');
+    }
+    try {
+      await systemClock.sleep(1_000, signal);
+    } catch {
+      return;
+    }
+  }
+}
+
+/** `shepherd --mode controller --api-addr host:port`: the controllers (`--controllers`) as their own process. */
 export async function runControllerMode(opts: Opts, signal: AbortSignal): Promise<number> {
-  const log = asLogger(loggerFrom(opts, 'node-lifecycle-controller'));
+  const log = asLogger(loggerFrom(opts, 'controller-manager'));
+  const enabled = enabledControllersFrom(opts);
   const config = controllerConfigFrom(opts);
   if (opts.leaderElect === true) leaderElectionConfigFrom(opts);
   const client = httpClientFrom(opts, log);
   let ready = false;
   const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, { ready: () => ready, log });
-  log.info({ apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], ...config }, 'node lifecycle controller starting');
+  log.info(
+    { apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], controllers: [...enabled], ...config },
+    'controller manager starting',
+  );
   try {
+    const manager = controllerManagerFrom({
+      opts,
+      client,
+      log,
+      enabled,
+      ...(probes ? { metrics: probes.metrics } : {}),
+    });
     const run = (s: AbortSignal): Promise<void> =>
-      runNodeLifecycle({
-        client,
-        config,
-        log,
-        ...(probes ? { metrics: probes.metrics } : {}),
-        identity: processIdentity(),
-        signal: s,
+      manager.run(s, {
+        onNodeCachesSynced: () => log.info('caches synced; judging node health'),
         onSynced: () => {
           ready = true;
-          log.info('caches synced; judging node health');
+          log.info({ controllers: [...enabled] }, 'caches synced; every controller is running');
         },
       });
     // A remote controller is leader-elected only when asked (--leader-elect): a single one needs no election.
@@ -139,7 +149,7 @@ export async function runControllerMode(opts: Opts, signal: AbortSignal): Promis
       ready = true;
       await runElected(opts, client, log, run, signal);
     } else {
-      await run(signal);
+      await runTerms(run, log, signal);
     }
   } finally {
     await probes?.close();

@@ -18,8 +18,8 @@ import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../core/logger.js';
 import { isLoopbackHost, parseListen } from '../config/flag-parsers.js';
-import { asLogger, controllerConfigFrom, loggerFrom, processIdentity, type Opts } from './common.js';
-import { leaderElectionConfigFrom, runElected, runNodeLifecycle } from './run-controller.js';
+import { asLogger, controllerConfigFrom, enabledControllersFrom, loggerFrom, type Opts } from './common.js';
+import { controllerManagerFrom, leaderElectionConfigFrom, runElected, runTerms } from './run-controller.js';
 import { PACKAGE_ROOT, VERSION } from './version.js';
 
 async function openStore(opts: Opts, log: Logger, metrics: ApiMetrics): Promise<{ store: Store; where: string }> {
@@ -146,6 +146,7 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
   const log = asLogger(pino);
   const listen = parseListen(opts.listen as string);
   const controllerConfig = opts.controller === false ? undefined : controllerConfigFrom(opts);
+  if (controllerConfig) enabledControllersFrom(opts);
   const security = serverSecurityFrom(opts, listen, log);
   const mayElect =
     opts.leaderElect === true || (opts.leaderElect === undefined && (opts.etcdServers as string[] | undefined)?.length);
@@ -207,27 +208,19 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
     );
     if (controllerConfig) {
       const client = new LocalApiClient({ registry });
-      const controllerLog = log.child({ component: 'node-lifecycle-controller' });
-      const run = (signal: AbortSignal): Promise<void> =>
-        runNodeLifecycle({
-          client,
-          config: controllerConfig,
-          log: controllerLog,
-          metrics: metrics.register,
-          identity: processIdentity(),
-          signal,
-        });
+      const controllerLog = log.child({ component: 'controller-manager' });
+      const manager = controllerManagerFrom({ opts, client, log: controllerLog, metrics: metrics.register });
+      const run = (signal: AbortSignal): Promise<void> => manager.run(signal);
       background.push(
-        (leaderElect ? runElected(opts, client, controllerLog, run, stop.signal) : run(stop.signal)).catch(
-          (err: unknown) => {
-            if (!isAbortError(err)) log.error({ err }, 'node lifecycle controller stopped with an error');
-          },
-        ),
+        (leaderElect
+          ? runElected(opts, client, controllerLog, run, stop.signal)
+          : runTerms(run, controllerLog, stop.signal)
+        ).catch((err: unknown) => {
+          if (!isAbortError(err)) log.error({ err }, 'controllers stopped with an error');
+        }),
       );
     } else {
-      log.info(
-        'node lifecycle controller disabled (--no-controller): run `shepherd --mode controller` against this server',
-      );
+      log.info('controllers disabled (--no-controller): run `shepherd --mode controller` against this server');
     }
 
     await new Promise<void>((res) => {
@@ -236,7 +229,7 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
     });
     log.info(
       { reason: String(signal.reason) },
-      'shutting down: readiness off, stopping the controller, ending watches',
+      'shutting down: readiness off, stopping the controllers, ending watches',
     );
     api.markNotReady();
     stop.abort();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildShepherdCommand, parseFeatureGates } from '../../src/config/shepherd-config.js';
-import { controllerConfigFrom } from '../../src/main/common.js';
+import { controllerConfigFrom, enabledControllersFrom } from '../../src/main/common.js';
 
 function parse(argv: string[]): Record<string, unknown> {
   const cmd = buildShepherdCommand('0.0.0-test')
@@ -92,4 +92,24 @@ test('--ui serves the dashboard by default; --ui=false turns it off; bare boolea
   assert.equal(parse(['--leader-elect=false']).leaderElect, false);
   assert.throws(() => parse(['--ui=no']), /true or false/);
   assert.match(buildShepherdCommand('0.0.0-test').helpInformation(), /--ui \[bool\]\s+serve the web dashboard/);
+});
+
+test('--controllers: * by default, names turn on, -name turns off, unknown names and empty sets are refused', () => {
+  const enabled = (argv: string[]): string[] => [...enabledControllersFrom(parse(argv))];
+  assert.deepEqual(enabled([]), ['node-lifecycle', 'scheduler', 'deployment', 'taint-eviction', 'pod-gc']);
+  assert.deepEqual(enabled(['--controllers', '*,-pod-gc,-scheduler']), [
+    'node-lifecycle',
+    'deployment',
+    'taint-eviction',
+  ]);
+  assert.deepEqual(enabled(['--controllers', 'node-lifecycle']), ['node-lifecycle']);
+  assert.deepEqual(enabled(['--controllers', 'scheduler', '--controllers', 'deployment']), ['scheduler', 'deployment']);
+  assert.throws(() => parse(['--controllers', 'replicaset']), /unknown controller "replicaset"/);
+  assert.throws(() => parse(['--controllers', '-scheduler']), /turns every controller off/);
+});
+
+test('--taint-eviction-rebuild-rate: 10 pods/s by default, must be positive', () => {
+  assert.equal(parse([]).taintEvictionRebuildRate, 10);
+  assert.equal(parse(['--taint-eviction-rebuild-rate', '2.5']).taintEvictionRebuildRate, 2.5);
+  assert.throws(() => parse(['--taint-eviction-rebuild-rate', '0']), /positive/);
 });

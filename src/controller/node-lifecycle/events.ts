@@ -11,7 +11,7 @@ export const EVENT_SOURCE_COMPONENT = 'node-controller';
 export interface InvolvedObject {
   kind: string;
   name: string;
-  uid?: string;
+  uid?: string | undefined;
 }
 
 /** The controller itself, for events about the whole control loop (MasterDisruption, ControllerPaused). */
@@ -53,6 +53,7 @@ export class EventRecorder {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #host: string | undefined;
+  readonly #component: string;
   readonly #limits: EventLimits;
   readonly #bucket: TokenBucket;
   readonly #warnings: RecordedEvent[] = [];
@@ -60,11 +61,20 @@ export class EventRecorder {
   #inFlight = new Set<Promise<void>>();
   #dropped = 0;
 
-  constructor(deps: { client: ApiClient; clock: Clock; log: Logger; host?: string; limits?: Partial<EventLimits> }) {
+  constructor(deps: {
+    client: ApiClient;
+    clock: Clock;
+    log: Logger;
+    host?: string;
+    limits?: Partial<EventLimits>;
+    /** `source.component`; default the node controller's (the other controllers name theirs). */
+    component?: string;
+  }) {
     this.#client = deps.client;
     this.#clock = deps.clock;
     this.#log = deps.log;
     this.#host = deps.host;
+    this.#component = deps.component ?? EVENT_SOURCE_COMPONENT;
     this.#limits = { ...DEFAULT_EVENT_LIMITS, ...deps.limits };
     this.#bucket = new TokenBucket(this.#limits.qps, this.#limits.burst, deps.clock);
   }
@@ -112,9 +122,7 @@ export class EventRecorder {
   #write(ev: RecordedEvent): void {
     const at = formatTime(this.#clock.now());
     const source =
-      this.#host === undefined
-        ? { component: EVENT_SOURCE_COMPONENT }
-        : { component: EVENT_SOURCE_COMPONENT, host: this.#host };
+      this.#host === undefined ? { component: this.#component } : { component: this.#component, host: this.#host };
     const write: Promise<void> = this.#client.events
       .create({ metadata: {}, ...ev, source, count: 1, firstTimestamp: at, lastTimestamp: at })
       .then(

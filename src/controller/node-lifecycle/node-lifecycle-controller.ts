@@ -46,7 +46,8 @@ export interface NodeLifecycleControllerDeps {
   clock: Clock;
   log: Logger;
   random?: Random;
-  metrics?: Registry;
+  /** A registry to register the metrics on, or metrics built once per process (a leader's terms share them). */
+  metrics?: Registry | NodeLifecycleMetrics;
   config: NodeLifecycleConfig;
   identity?: string;
 }
@@ -112,7 +113,8 @@ export class NodeLifecycleController {
       log: deps.log,
       ...(deps.identity === undefined ? {} : { host: deps.identity }),
     });
-    this.#metrics = new NodeLifecycleMetrics(deps.metrics);
+    this.#metrics =
+      deps.metrics instanceof NodeLifecycleMetrics ? deps.metrics : new NodeLifecycleMetrics(deps.metrics);
     this.#breaker = new BreakerStatus(this.#metrics);
     this.#leaseWarnings = new LeaseWarnings(this.#events, deps.log, deps.config);
     this.#taints = new TaintReconciler({
