@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ObjectMetaSchema, TimeSchema } from './meta.js';
+import { QUANTITY_RE } from './quantity.js';
 
 /** The zod schemas of Node (docs/api.md); the registry validates client writes with them. */
 export const TaintEffectSchema = z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
@@ -32,6 +33,19 @@ export const NodeSpecSchema = z.strictObject({
 });
 export type NodeSpec = z.infer<typeof NodeSpecSchema>;
 
+export const QuantitySchema = z
+  .string()
+  .max(64)
+  .regex(QUANTITY_RE, 'must be a Kubernetes quantity such as "2", "500m", "24576Mi" or "110"');
+
+/** A node's `capacity` and `allocatable`: what it has, and what of that pods may use. */
+export const ResourceListSchema = z.strictObject({
+  cpu: QuantitySchema.optional(),
+  memory: QuantitySchema.optional(),
+  pods: QuantitySchema.optional(),
+});
+export type ResourceList = z.infer<typeof ResourceListSchema>;
+
 export const NodeStatusSchema = z.strictObject({
   conditions: z.array(NodeConditionSchema).max(32).optional(),
   nodeInfo: z
@@ -42,6 +56,8 @@ export const NodeStatusSchema = z.strictObject({
     .max(32)
     .optional(),
   podCount: z.number().int().nonnegative().optional(),
+  capacity: ResourceListSchema.optional(),
+  allocatable: ResourceListSchema.optional(),
 });
 export type NodeStatus = z.infer<typeof NodeStatusSchema>;
 

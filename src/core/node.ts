@@ -7,10 +7,11 @@ import type {
   NodeSpec,
   NodeStatus,
   NodeInput,
+  ResourceList,
 } from './node-schema.js';
 
 // Types only (erased at run time): clients such as the agent use Node without loading zod.
-export type { TaintEffect, Taint, ConditionStatus, NodeCondition, NodeSpec, NodeStatus, NodeInput };
+export type { TaintEffect, Taint, ConditionStatus, NodeCondition, NodeSpec, NodeStatus, NodeInput, ResourceList };
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 export const REGION_LABEL = 'topology.kubernetes.io/region';
