@@ -249,6 +249,37 @@ export function buildShepherdCommand(version: string): Command {
       new Option('--disk-pressure-threshold <fraction>', 'DiskPressure=True when free disk falls below this fraction')
         .default(0.1)
         .argParser(fractionFlag),
+    )
+    .addOption(
+      new Option('--max-pods <n>', 'pods this node takes (status.capacity.pods)').default(110).argParser(intFlag),
+    )
+    .addOption(
+      new Option(
+        '--cpu-capacity <cpus>',
+        'CPUs this node offers pods (status.capacity.cpu) (default: the CPUs available to the agent)',
+      ).argParser(positiveNumberFlag),
+    )
+    .addOption(
+      new Option(
+        '--allow-process-pods',
+        'run pod containers that have a command as child processes of the agent, as its user (a privilege: anyone who may create pods runs commands here); without it such pods fail with reason ProcessPodsDisabled (docs/pods.md)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--pod-log-dir <dir>',
+        "process pods' output (<namespace>_<name>_<uid>.log) and the agent's process table; created 0700 (default: <tmpdir>/shepherd-<node-name>/pod-logs)",
+      ),
+    )
+    .addOption(
+      new Option('--crash-loop-backoff <duration>', 'first wait before a process pod container is restarted; doubles')
+        .default(10_000, d(10_000))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--crash-loop-backoff-max <duration>', 'longest wait before a container is restarted')
+        .default(300_000, d(300_000))
+        .argParser(durationFlag),
     );
 
   cmd.optionsGroup('Node lifecycle controller (--mode server|controller), kube-controller-manager names:');
