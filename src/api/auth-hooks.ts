@@ -4,7 +4,7 @@ import type { Registry } from '../registry/registry.js';
 import { authorize, nodeNameOf, type RequestAttributes, type Subject } from './authorization.js';
 import type { IdentityRateLimiter } from './identity-rate-limiter.js';
 import { checkNoQueryToken } from './query-token.js';
-import { requestAttributes } from './request-attributes.js';
+import { isApiPath, requestAttributes } from './request-attributes.js';
 import { sendStatusError } from './status-errors.js';
 import { bearerToken, type TokenAuthenticator } from './token-authenticator.js';
 import { UI_PATHS } from './ui-routes.js';
@@ -32,10 +32,19 @@ function isOpen(request: FastifyRequest): boolean {
   return url !== undefined && OPEN_PATHS.has(url);
 }
 
-/** The stored Node a node identity is updating: the taint check compares against it. */
+/**
+ * The stored object a node identity's write is judged against: its Node for an update (the taint check compares
+ * against it), the pod for a status update or a delete (the pod must be bound to the node). A pod that does not
+ * exist is 404 at once, as the write itself would answer.
+ */
 async function storedBefore(registry: Registry, subject: Subject, attrs: RequestAttributes): Promise<unknown> {
-  if (attrs.resource !== 'nodes' || attrs.verb !== 'update' || attrs.subresource !== undefined) return undefined;
   if (nodeNameOf(subject) === undefined || attrs.name === undefined) return undefined;
+  if (attrs.resource === 'pods' && attrs.namespace !== undefined) {
+    const statusUpdate = attrs.verb === 'update' && attrs.subresource === 'status';
+    const deletion = attrs.verb === 'delete' && attrs.subresource === undefined;
+    return statusUpdate || deletion ? registry.pods.get(attrs.namespace, attrs.name) : undefined;
+  }
+  if (attrs.resource !== 'nodes' || attrs.verb !== 'update' || attrs.subresource !== undefined) return undefined;
   try {
     return await registry.nodes.get(attrs.name);
   } catch (err) {
@@ -98,7 +107,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     const attrs = requestAttributes(request);
     if (attrs === undefined) {
       // A matched /api route this table does not know is refused rather than let through by accident.
-      if (request.routeOptions.url?.startsWith('/api/'))
+      if (isApiPath(request.routeOptions.url ?? ''))
         return sendStatusError(
           reply,
           new ForbiddenError(`user "${user.user}" may not ${request.method} ${request.routeOptions.url}`),

@@ -6,6 +6,7 @@ import type { Random } from '../core/random.js';
 import { Registry } from '../registry/registry.js';
 import type { Store } from '../store/store.js';
 import { installAuth, installQueryTokenCheck } from './auth-hooks.js';
+import { registerDeploymentRoutes } from './deployment-routes.js';
 import { registerEventRoutes } from './event-routes.js';
 import { toFastifyLogger } from './fastify-logger.js';
 import { registerHealthRoutes, type HealthState } from './health-routes.js';
@@ -13,6 +14,8 @@ import { registerLeaseRoutes } from './lease-routes.js';
 import { ApiMetrics } from './metrics.js';
 import { IdentityRateLimiter, type RateLimits } from './identity-rate-limiter.js';
 import { registerNodeRoutes } from './node-routes.js';
+import { registerPodRoutes } from './pod-routes.js';
+import { isApiPath } from './request-attributes.js';
 import { redactQueryTokens } from './query-token.js';
 import { serverOptions, type ServerTimeouts, type TlsFiles } from './server-options.js';
 import { installStatusErrors, sendStatusError } from './status-errors.js';
@@ -20,6 +23,7 @@ import type { TokenAuthenticator } from './token-authenticator.js';
 import { WatchQuota } from './watch-quota.js';
 import { WatchStreams } from './ndjson-watch.js';
 import { registerUiRoutes } from './ui-routes.js';
+import { registerVerdictRoutes } from './verdict-routes.js';
 import { registerZoneRoutes } from './zone-routes.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -100,7 +104,7 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
   let closing = false;
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (closing && request.url.startsWith('/api/')) {
+    if (closing && isApiPath(request.url)) {
       return sendStatusError(reply, shuttingDownError());
     }
     return undefined;
@@ -148,6 +152,9 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
   registerLeaseRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerZoneRoutes(app, ctx);
+  registerPodRoutes(app, ctx);
+  registerDeploymentRoutes(app, ctx);
+  registerVerdictRoutes(app, ctx);
   registerUiRoutes(app, { dir: deps.uiDir });
   return {
     app: app as unknown as FastifyInstance,

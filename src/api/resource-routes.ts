@@ -74,11 +74,33 @@ export async function listOrWatch(
   return { apiVersion, kind: listKind, metadata: { resourceVersion: list.resourceVersion }, items: list.items };
 }
 
-/** Kubernetes DeleteOptions: `{ preconditions: { resourceVersion } }` in an optional DELETE body. */
-export function deleteOptions(body: unknown): DeleteOptions | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const pre = (body as { preconditions?: unknown }).preconditions;
-  if (typeof pre !== 'object' || pre === null) return undefined;
-  const rv = (pre as { resourceVersion?: unknown }).resourceVersion;
-  return typeof rv === 'string' ? { expectedResourceVersion: rv } : undefined;
+/** `gracePeriodSeconds` from the query (a string) or the body (a number): a whole number of seconds, 0 or more. */
+function gracePeriodSeconds(query: Query | undefined, body: unknown): number | undefined {
+  const q = query === undefined ? undefined : queryValue(query, 'gracePeriodSeconds');
+  const b =
+    typeof body === 'object' && body !== null
+      ? (body as { gracePeriodSeconds?: unknown }).gracePeriodSeconds
+      : undefined;
+  const v = q !== undefined && q !== '' ? q : b;
+  if (v === undefined) return undefined;
+  if ((typeof v === 'string' && /^\d{1,9}$/.test(v)) || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) {
+    return Number(v);
+  }
+  throw new BadRequestError(`gracePeriodSeconds "${String(v)}" must be a whole number of seconds, 0 or more`);
+}
+
+/**
+ * Kubernetes DeleteOptions: `{ preconditions: { resourceVersion }, gracePeriodSeconds }` in an optional DELETE body,
+ * and `?gracePeriodSeconds=` in the query (which wins over the body). Only pods use the grace period.
+ */
+export function deleteOptions(body: unknown, query?: Query): DeleteOptions | undefined {
+  const options: DeleteOptions = {};
+  const grace = gracePeriodSeconds(query, body);
+  if (grace !== undefined) options.gracePeriodSeconds = grace;
+  const pre =
+    typeof body === 'object' && body !== null ? (body as { preconditions?: unknown }).preconditions : undefined;
+  const rv =
+    typeof pre === 'object' && pre !== null ? (pre as { resourceVersion?: unknown }).resourceVersion : undefined;
+  if (typeof rv === 'string') options.expectedResourceVersion = rv;
+  return Object.keys(options).length === 0 ? undefined : options;
 }

@@ -6,6 +6,8 @@ import {
 } from '../controller/leader-election.js';
 import { defaultNodeLifecycleConfig as NLC } from '../controller/node-lifecycle/config.js';
 import { formatDuration } from '../core/duration.js';
+import { DEFAULT_TOLERATION_SECONDS } from '../core/pod.js';
+import { DEFAULT_VERDICT_TTL_MS } from '../core/verdict.js';
 import {
   collectAddresses,
   durationFlag,
@@ -76,6 +78,27 @@ export function buildShepherdCommand(version: string): Command {
       new Option('--event-ttl <duration>', 'how long Events are kept after their last occurrence')
         .default(3_600_000, d(3_600_000))
         .argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--verdict-ttl <duration>', "how long the node lifecycle controller's Verdicts are kept")
+        .default(DEFAULT_VERDICT_TTL_MS, d(DEFAULT_VERDICT_TTL_MS))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option(
+        '--default-not-ready-toleration-seconds <seconds>',
+        'tolerationSeconds of the node.kubernetes.io/not-ready:NoExecute toleration every pod gets unless it has one',
+      )
+        .default(DEFAULT_TOLERATION_SECONDS)
+        .argParser(intFlag),
+    )
+    .addOption(
+      new Option(
+        '--default-unreachable-toleration-seconds <seconds>',
+        'tolerationSeconds of the node.kubernetes.io/unreachable:NoExecute toleration every pod gets unless it has one',
+      )
+        .default(DEFAULT_TOLERATION_SECONDS)
+        .argParser(intFlag),
     )
     .addOption(
       new Option('--watch-history <duration>', 'change history kept for watch resumes (at least)')

@@ -67,7 +67,7 @@ export const VerdictInputSchema = z.strictObject({
   apiVersion: z.literal('shepherd.io/v1').optional(),
   kind: z.literal('Verdict').optional(),
   /** Without a name the server names the Verdict `<node>.<hex>`; a given name must start with `<node>.`. */
-  metadata: ObjectMetaNameOptionalSchema,
+  metadata: ObjectMetaNameOptionalSchema.optional(),
   /** At most 236 characters, so that a server-chosen name `<node>.<16 hex>` stays within 253. */
   node: z.string().max(236).pipe(NameSchema),
   /** What was decided, e.g. MarkUnknown, QueueTaint, Taint, SwapTaint, RemoveTaint, Hold, Ready (docs/verdicts.md). */

@@ -10,7 +10,9 @@ import { LocalApiClient } from '../client/local-client.js';
 import { isAbortError, systemClock } from '../core/clock.js';
 import { systemRandom } from '../core/random.js';
 import { startEventGc } from '../registry/event-gc.js';
+import { startOrphanGc } from '../registry/orphan-gc.js';
 import { Registry } from '../registry/registry.js';
+import { startVerdictGc } from '../registry/verdict-gc.js';
 import { openEtcdStore } from '../store/etcd/etcd-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
@@ -151,7 +153,16 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
   const metrics = new ApiMetrics();
   const { store, where } = await openStore(opts, log, metrics);
   const leaderElect = (opts.leaderElect as boolean | undefined) ?? store.kind === 'etcd';
-  const registry = new Registry({ store, clock: systemClock, random: systemRandom, log });
+  const registry = new Registry({
+    store,
+    clock: systemClock,
+    random: systemRandom,
+    log,
+    podAdmission: {
+      notReadyTolerationSeconds: opts.defaultNotReadyTolerationSeconds as number,
+      unreachableTolerationSeconds: opts.defaultUnreachableTolerationSeconds as number,
+    },
+  });
   const api = await buildServer({
     store,
     registry,
@@ -188,8 +199,11 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
       'shepherd server started',
     );
 
+    const gc = { registry, clock: systemClock, log, signal: stop.signal };
     background.push(
-      startEventGc({ registry, clock: systemClock, ttlMs: opts.eventTtl as number, log, signal: stop.signal }),
+      startEventGc({ ...gc, ttlMs: opts.eventTtl as number }),
+      startVerdictGc({ ...gc, ttlMs: opts.verdictTtl as number }),
+      startOrphanGc(gc),
     );
     if (controllerConfig) {
       const client = new LocalApiClient({ registry });

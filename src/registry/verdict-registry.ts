@@ -25,7 +25,7 @@ function verdictLabels(input: VerdictInput, name: string): Record<string, string
   if (!name.startsWith(verdictNamePrefix(input.node))) {
     causes.push({ field: 'metadata.name', message: `must start with "${verdictNamePrefix(input.node)}" (its node)` });
   }
-  const label = input.metadata.labels?.[VERDICT_NODE_LABEL];
+  const label = input.metadata?.labels?.[VERDICT_NODE_LABEL];
   if (label !== undefined && label !== input.node) {
     causes.push({
       field: `metadata.labels.${VERDICT_NODE_LABEL}`,
@@ -33,7 +33,7 @@ function verdictLabels(input: VerdictInput, name: string): Record<string, string
     });
   }
   if (causes.length > 0) throw invalidError(KIND, name, causes);
-  return { ...input.metadata.labels, [VERDICT_NODE_LABEL]: input.node };
+  return { ...input.metadata?.labels, [VERDICT_NODE_LABEL]: input.node };
 }
 
 function body(input: VerdictInput): Omit<Verdict, 'apiVersion' | 'kind' | 'metadata'> {
@@ -67,7 +67,7 @@ export class VerdictRegistry {
 
   async create(input: unknown): Promise<Verdict> {
     const parsed = parseBody(VerdictInputSchema, input, KIND);
-    const name = parsed.metadata.name ?? this.#newName(parsed.node);
+    const name = parsed.metadata?.name ?? this.#newName(parsed.node);
     const labels = verdictLabels(parsed, name);
     const verdict: Verdict = {
       apiVersion: 'shepherd.io/v1',
@@ -83,9 +83,9 @@ export class VerdictRegistry {
   /** Replaces everything but identity; the node may not change. */
   async update(name: string, input: unknown): Promise<Verdict> {
     const parsed = parseBody(VerdictInputSchema, input, KIND, { update: true });
-    checkName(KIND, name, parsed.metadata.name);
+    checkName(KIND, name, parsed.metadata?.name);
     const labels = verdictLabels(parsed, name);
-    return replaceObject(this.#ctx, 'verdicts', name, parsed.metadata.resourceVersion as string, (current) => {
+    return replaceObject(this.#ctx, 'verdicts', name, parsed.metadata?.resourceVersion as string, (current) => {
       if (current.node !== parsed.node) {
         throw invalidError(KIND, name, [{ field: 'node', message: `may not be changed (it is "${current.node}")` }]);
       }

@@ -1,42 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildServer, type ApiServer } from '../../src/api/build-server.js';
-import { DEFAULT_RATE_LIMITS } from '../../src/api/identity-rate-limiter.js';
-import { TokenAuthenticator } from '../../src/api/token-authenticator.js';
-import { parseTokenFile } from '../../src/api/token-file.js';
-import { seededRandom } from '../../src/core/random.js';
-import { FakeClock, flush } from '../support/fake-clock.js';
-import { eventBody, leaseBody, nodeBody, openTestStore, snapshot, zoneBody, type TestStore } from './harness.js';
-import type { JsonObject } from '../support/json.js';
+import type { ApiServer } from '../../src/api/build-server.js';
+import { keyOf, RESOURCES } from '../../src/core/kinds.js';
+import { ROLES, startAuthServer, type AuthServer, type Req, type Role } from './auth-harness.js';
+import { eventBody, leaseBody, nodeBody, snapshot, zoneBody, type TestStore } from './harness.js';
 
 // Every role × verb × resource × own/other object through app.inject(), the real HTTP layer with its hooks.
 // The expectations below are written out by hand from docs/api.md, not computed by the policy code.
-const TOKENS = { master: 'tok-master-5f1d', viewer: 'tok-viewer-9c2e', node1: 'tok-node1-77aa' };
-const TOKEN_FILE = [
-  `${TOKENS.master},admin,u-1,"system:masters"`,
-  `${TOKENS.viewer},alice,u-2,"system:viewers"`,
-  `${TOKENS.node1},system:node:node-1,u-3,"system:nodes"`,
-].join('\n');
-
-const ROLES = ['master', 'viewer', 'node-1', 'anonymous', 'unknown-token'] as const;
-type Role = (typeof ROLES)[number];
-const HEADERS: Record<Role, Record<string, string>> = {
-  master: { authorization: `Bearer ${TOKENS.master}` },
-  viewer: { authorization: `Bearer ${TOKENS.viewer}` },
-  'node-1': { authorization: `Bearer ${TOKENS.node1}` },
-  anonymous: {},
-  'unknown-token': { authorization: 'Bearer tok-nobody-0000' },
-};
+// Pods, Deployments and Verdicts have their own matrix (auth-http-workloads.test.ts).
 
 type Resource = 'nodes' | 'leases' | 'events' | 'zones';
 type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'update status' | 'delete';
 type Scope = 'own' | 'other' | 'any';
-
-interface Req {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  url: string;
-  body?: unknown;
-}
 
 interface Case {
   resource: Resource;
@@ -176,9 +151,8 @@ function expected(role: Role, c: Case): number {
 }
 
 async function seed(s: ApiServer, store: TestStore['store']): Promise<void> {
-  for (const r of ['nodes', 'leases', 'events', 'zones'] as const) {
-    for (const o of (await store.list(r)).items)
-      await store.delete(r, r === 'leases' ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name);
+  for (const r of RESOURCES) {
+    for (const o of (await store.list(r)).items) await store.delete(r, keyOf(r, o));
   }
   for (const n of ['node-1', 'node-2']) {
     await s.registry.nodes.create(nodeBody(n));
@@ -194,58 +168,27 @@ async function seed(s: ApiServer, store: TestStore['store']): Promise<void> {
 }
 
 describe('authorization through the HTTP layer (role × verb × resource × own/other)', () => {
-  const clock = new FakeClock();
+  let a: AuthServer;
   let t: TestStore;
   let server: ApiServer;
   let seededAt = -1;
 
   before(async () => {
-    t = await openTestStore(clock);
-    server = await buildServer({
-      store: t.store,
-      clock,
-      random: seededRandom(3),
-      log: false,
-      version: 'test',
-      auth: {
-        authenticator: new TokenAuthenticator(parseTokenFile(TOKEN_FILE)),
-        rateLimits: { ...DEFAULT_RATE_LIMITS, node: { qps: 0, burst: 0 }, userRead: { qps: 0, burst: 0 } },
-        maxWatchesPerUser: 50,
-      },
-    });
+    a = await startAuthServer();
+    t = a.store;
+    server = a.server;
   });
   after(async () => {
-    await server.app.close();
-    await t.close();
+    await a.close();
   });
+
+  const send = (role: Role, req: Req) => a.send(role, req);
 
   /** Reseeds only after a write, so the long run of refused cases shares one state. */
   async function fresh(): Promise<void> {
     if ((await t.store.currentRevision()) === seededAt) return;
     await seed(server, t.store);
     seededAt = await t.store.currentRevision();
-  }
-
-  async function send(role: Role, req: Req): Promise<{ status: number; body: JsonObject }> {
-    const pending = server.app.inject({
-      method: req.method,
-      url: req.url,
-      headers: HEADERS[role],
-      ...(req.body === undefined ? {} : { payload: req.body as object }),
-    });
-    let settled = false;
-    void pending.then(
-      () => (settled = true),
-      () => (settled = true),
-    );
-    // An allowed watch streams until its timeoutSeconds, which runs on the fake clock.
-    for (let i = 0; i < 5 && !settled; i++) {
-      await flush();
-      if (!settled) await clock.advance(1000);
-    }
-    const res = await pending;
-    const body = String(res.headers['content-type']).includes('application/json') ? (res.json() as JsonObject) : {};
-    return { status: res.statusCode, body };
   }
 
   for (const role of ROLES) {

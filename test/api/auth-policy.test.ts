@@ -232,7 +232,7 @@ const ROWS: [string, Row][] = [
       who: node1,
       attrs: { verb: 'delete', resource: 'nodes', name: 'node-1' },
       allowed: false,
-      reason: /nodes may not delete anything/,
+      reason: /nodes may delete only their own pods/,
     },
   ],
   [
@@ -271,7 +271,7 @@ const ROWS: [string, Row][] = [
   ],
   [
     'node deletes its lease',
-    { who: node1, attrs: lease('delete', 'node-1'), allowed: false, reason: /nodes may not delete anything/ },
+    { who: node1, attrs: lease('delete', 'node-1'), allowed: false, reason: /nodes may delete only their own pods/ },
   ],
   [
     'node reports about itself',

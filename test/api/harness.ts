@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../src/core/clock.js';
+import { RESOURCES } from '../../src/core/kinds.js';
 import type { Logger } from '../../src/core/logger.js';
 import { seededRandom } from '../../src/core/random.js';
 import { buildServer, type ApiServer } from '../../src/api/build-server.js';
@@ -116,10 +117,46 @@ export function zoneBody(name: string): Record<string, unknown> {
   return { metadata: { name }, status: { state: 'Normal', nodes: 3, notReady: 0, evictionRate: 0.1 } };
 }
 
+export function podBody(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: { app: 'web' } },
+    spec: { containers: [{ name: 'main', image: 'busybox' }] },
+    ...extra,
+  };
+}
+
+export function deploymentBody(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main' }] } },
+    },
+    ...extra,
+  };
+}
+
+export function verdictBody(node: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    node,
+    action: 'MarkUnknown',
+    reason: 'LeaseExpired',
+    message: `node ${node} stopped renewing its lease`,
+    dryRun: false,
+    evidence: { observedAt: '2026-11-29T12:00:00.000Z', silentForSeconds: 41, graceSeconds: 40 },
+    ...extra,
+  };
+}
+
 /** Every object of every kind plus the store revision: what a rejected write must leave untouched. */
 export async function snapshot(t: TestStore): Promise<string> {
   const parts: unknown[] = [await t.store.currentRevision()];
-  for (const r of ['nodes', 'leases', 'events', 'zones'] as const) parts.push((await t.store.list(r)).items);
+  for (const r of RESOURCES) parts.push((await t.store.list(r)).items);
   return JSON.stringify(parts);
 }
 

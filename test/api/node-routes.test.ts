@@ -188,4 +188,27 @@ describe('nodes API', () => {
     assert.equal(bad.status, 400);
     assert.equal(statusBodyOf(bad).reason, 'BadRequest');
   });
+
+  it('status carries capacity and allocatable as Kubernetes quantities; anything else is 422 naming the field', async () => {
+    const resources = { cpu: '2', memory: '24576Mi', pods: '110' };
+    const created = await call(t, 'POST', '/api/v1/nodes', {
+      ...nodeBody('cap-1'),
+      status: { capacity: resources, allocatable: { cpu: '1500m', memory: '20Gi', pods: '110' } },
+    });
+    assert.equal(created.status, 201);
+    assert.deepEqual(created.body['status'].capacity, resources);
+    const before = await snapshot(t);
+    const bad = await call(t, 'PUT', '/api/v1/nodes/cap-1/status', {
+      metadata: created.body['metadata'],
+      status: { capacity: { cpu: 'two', memory: '-1Gi', gpu: '1' }, allocatable: { pods: 110 } },
+    });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(
+      statusBodyOf(bad)
+        .details.causes.map((c: { field: string }) => c.field)
+        .sort(),
+      ['status.allocatable.pods', 'status.capacity.cpu', 'status.capacity.gpu', 'status.capacity.memory'],
+    );
+    assert.equal(await snapshot(t), before);
+  });
 });

@@ -44,7 +44,8 @@ describe('Status bodies for client errors', () => {
 
   it('404 NotFound for an unknown route', async () => {
     for (const [method, url] of [
-      ['GET', '/api/v1/pods'],
+      ['GET', '/api/v1/widgets'],
+      ['GET', '/apis/apps/v1/widgets'],
       ['POST', '/nope'],
       ['PATCH', '/api/v1/nodes/existing'],
     ] as const) {

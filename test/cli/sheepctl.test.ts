@@ -93,9 +93,9 @@ test('usage errors print the message and the usage to stderr, exit 1, without co
     assert.equal(r.out, '');
     assert.equal(r.globals.length, 0, 'no client was built');
   }
-  const unknown = await run(['get', 'pods']);
+  const unknown = await run(['get', 'widgets']);
   assert.equal(unknown.code, 1);
-  assert.match(unknown.err, /^sheepctl: unknown resource type "pods": use one of nodes .*\nUsage: sheepctl get/);
+  assert.match(unknown.err, /^sheepctl: unknown resource type "widgets": use one of nodes .*\nUsage: sheepctl get/);
   const noArgs = await run([]);
   assert.equal(noArgs.code, 1);
   assert.match(noArgs.err, /Usage: sheepctl/);

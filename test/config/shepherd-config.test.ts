@@ -17,6 +17,9 @@ test('defaults are the Kubernetes ones', () => {
   assert.equal(o.listen, '127.0.0.1:9876');
   assert.equal(o.db, './shepherd.db');
   assert.equal(o.eventTtl, 3_600_000);
+  assert.equal(o.verdictTtl, 24 * 3_600_000);
+  assert.equal(o.defaultNotReadyTolerationSeconds, 300);
+  assert.equal(o.defaultUnreachableTolerationSeconds, 300);
   assert.equal(o.nodeMonitorPeriod, 5_000);
   assert.equal(o.nodeMonitorGracePeriod, 50_000);
   assert.equal(o.nodeStartupGracePeriod, 60_000);

@@ -11,7 +11,8 @@ import {
   encodeSegment,
   type LogRecord,
 } from '../../src/store/sqlite/change-log.js';
-import { lease, nextWithin, node, rv } from './fixtures.js';
+import type { Pod } from '../../src/core/pod.js';
+import { deployment, lease, nextWithin, node, pod, rv, verdict } from './fixtures.js';
 import { openTestStore } from './sqlite-harness.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -225,6 +226,71 @@ describe('change log on disk', () => {
       window,
       'one commit per segment here: the last `window` stay on disk',
     );
+    await t.cleanup();
+  });
+
+  it('a pod round-trips through the log: created, bound, status reported, marked, deleted, in one commit or many', async () => {
+    const t = await openTestStore();
+    await t.store.create('nodes', node('n1'));
+    const start = await t.store.currentRevision();
+    const created = await t.store.create('pods', pod('web-1', 'team-a'));
+    const bound = await t.store.update(
+      'pods',
+      { ...created, spec: { ...created.spec, nodeName: 'n1' } },
+      created.metadata.resourceVersion,
+    );
+    const running = await t.store.update(
+      'pods',
+      { ...bound, status: { phase: 'Running', hostIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] } },
+      bound.metadata.resourceVersion,
+    );
+    const marked = await t.store.update(
+      'pods',
+      {
+        ...running,
+        metadata: {
+          ...running.metadata,
+          deletionTimestamp: '2026-11-29T12:00:30.000Z',
+          deletionGracePeriodSeconds: 30,
+        },
+      },
+      running.metadata.resourceVersion,
+    );
+    // Several kinds in one commit: the segment's kind bits let a pod watch find its change among them.
+    const [, , gone] = await Promise.all([
+      t.store.create('deployments', deployment('web', 'team-a')),
+      t.store.create('verdicts', verdict('n1.0001')),
+      t.store.delete('pods', 'team-a/web-1'),
+    ]);
+    const written: Array<[string, Pod]> = [
+      ['ADDED', created],
+      ['MODIFIED', bound],
+      ['MODIFIED', running],
+      ['MODIFIED', marked],
+      ['DELETED', gone],
+    ];
+    const it = t.store.watch('pods', start)[Symbol.asyncIterator]();
+    for (const [type, object] of written) {
+      assert.deepEqual((await nextWithin(it)).value, { type, object, revision: rv(object) });
+    }
+    await it.return?.();
+    assert.ok(
+      (t.store.database.prepare('SELECT count(*) FROM change_log WHERE (kinds & 16) != 0').pluck().get() as number) >=
+        5,
+    );
+    for (const [kind, bit] of [
+      ['deployments', 32],
+      ['verdicts', 64],
+    ] as const) {
+      const d = t.store.watch(kind, start)[Symbol.asyncIterator]();
+      assert.equal(((await nextWithin(d)).value as { type: string }).type, 'ADDED', kind);
+      await d.return?.();
+      assert.equal(
+        t.store.database.prepare('SELECT count(*) FROM change_log WHERE (kinds & ?) != 0').pluck().get(bit),
+        1,
+        kind,
+      );
+    }
     await t.cleanup();
   });
 });

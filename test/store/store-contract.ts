@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../src/core/errors.js';
 import type { Store } from '../../src/store/store.js';
-import { event, lease, node, rv, touched, zone } from './fixtures.js';
+import { deployment, event, lease, nextWithin, node, pod, rv, touched, verdict, zone } from './fixtures.js';
 import { watchContract } from './store-contract-watch.js';
 
 /** What a backend hands the contract: a fresh, empty store and the hooks only a backend can provide. */
@@ -37,6 +37,7 @@ export function runStoreContract(name: string, factory: BackendFactory): void {
     });
     crudContract(store);
     revisionContract(store);
+    workloadContract(store);
     watchContract(() => {
       assert.ok(ctx.backend, 'backend not opened');
       return ctx.backend;
@@ -194,5 +195,45 @@ function revisionContract(store: () => Store): void {
   it('compactedRevision never exceeds currentRevision', async () => {
     await store().create('nodes', node('a'));
     assert.ok((await store().compactedRevision()) <= (await store().currentRevision()));
+  });
+}
+
+function workloadContract(store: () => Store): void {
+  it('pods and deployments are keyed namespace/name, verdicts by name; each kind lists and watches only itself', async () => {
+    const s = store();
+    const start = await s.currentRevision();
+    const a = await s.create('pods', pod('web-1', 'team-a'));
+    await s.create('pods', pod('web-1', 'team-b', 'n1'));
+    await s.create('deployments', deployment('web-1', 'team-a'));
+    const v = await s.create('verdicts', verdict('n1.0001', 'n1'));
+    assert.deepEqual(await s.get('pods', 'team-a/web-1'), a);
+    assert.deepEqual(await s.get('verdicts', 'n1.0001'), v);
+    await assert.rejects(s.get('deployments', 'team-b/web-1'), NotFoundError);
+    assert.deepEqual(
+      (await s.list('pods')).items.map((p) => `${p.metadata.namespace}/${p.metadata.name} ${p.spec.nodeName ?? '-'}`),
+      ['team-a/web-1 -', 'team-b/web-1 n1'],
+    );
+    assert.deepEqual(
+      (await s.list('pods', { prefix: 'team-b/' })).items.map((p) => p.metadata.namespace),
+      ['team-b'],
+    );
+    const marked = await s.update(
+      'pods',
+      {
+        ...a,
+        metadata: { ...a.metadata, deletionTimestamp: '2026-11-29T12:00:30.000Z', deletionGracePeriodSeconds: 30 },
+      },
+      a.metadata.resourceVersion,
+    );
+    const gone = await s.delete('pods', 'team-a/web-1', { expectedResourceVersion: marked.metadata.resourceVersion });
+    assert.equal(gone.metadata.deletionGracePeriodSeconds, 30);
+    const it = s.watch('pods', start)[Symbol.asyncIterator]();
+    const seen: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const ev = (await nextWithin(it)).value as { type: string; object: { metadata: { namespace: string } } };
+      seen.push(`${ev.type} ${ev.object.metadata.namespace}`);
+    }
+    await it.return?.();
+    assert.deepEqual(seen, ['ADDED team-a', 'ADDED team-b', 'MODIFIED team-a', 'DELETED team-a']);
   });
 }

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { WatchEvent } from '../../src/client/api-client.js';
 import { AlreadyExistsError, ConflictError, GoneError, InvalidError, NotFoundError } from '../../src/core/errors.js';
 import type { Node } from '../../src/core/node.js';
+import type { Pod } from '../../src/core/pod.js';
 import { FakeApiClient } from './fake-api-client.js';
 import { flush } from './fake-clock.js';
 
@@ -75,5 +76,37 @@ describe('FakeApiClient', () => {
     c.failAll(new Error('down'));
     await assert.rejects(c.version(), /down/);
     await assert.rejects(take(c.nodes.watch({}), 1), /down/);
+  });
+
+  it('pods: the server rules on the fake clock, the call log with namespaces, and direct writes in `default`', async () => {
+    let now = Date.parse('2026-11-29T12:00:00.000Z');
+    const c = new FakeApiClient({ now: () => now, podAdmission: false });
+    c.put('nodes', body('n1'));
+    const spec = { containers: [{ name: 'c' }] };
+    const created = await c.pods('ns').create({ metadata: { name: 'p' }, spec } as never);
+    assert.equal(created.spec.tolerations, undefined, 'podAdmission: false adds no tolerations');
+    assert.equal(created.spec.restartPolicy, 'Always');
+    await c.pods('ns').bind('p', 'n1');
+    now += 5_000;
+    const marked = await c.pods('ns').delete('p');
+    assert.equal(marked.metadata.deletionTimestamp, '2026-11-29T12:00:35.000Z');
+    c.remove('nodes', 'n1');
+    await c.pods('ns').delete('p');
+    assert.equal(c.data.pods.size, 0, "the pod's node is gone: the second delete removes it");
+    assert.deepEqual(
+      c.callsOf('pods').map((x) => `${x.op} ${x.namespace}/${x.name}`),
+      ['create ns/p', 'bind ns/p', 'delete ns/p', 'delete ns/p'],
+    );
+    const direct = c.put('pods', {
+      metadata: { name: 'seeded' },
+      spec,
+      status: { phase: 'Running' },
+    } as unknown as Pod);
+    assert.equal(direct.metadata.namespace, 'default');
+    assert.equal((await c.pods('default').get('seeded')).status.phase, 'Running');
+    const ac = new AbortController();
+    void c.pods('default').watch({ resourceVersion: String(c.revision), signal: ac.signal });
+    assert.equal(c.watches('pods', 'default').length, 1);
+    ac.abort();
   });
 });

@@ -357,6 +357,8 @@ export class FakeApiClient implements ApiClient {
     const { kind, apiVersion, listKind } = KIND_OF[resource];
     const withNamespace = (obj: Writable<T>): StoredObject => {
       const o = structuredClone(obj) as unknown as StoredObject;
+      // Events and Verdicts may come without metadata: the server names them.
+      o.metadata ??= {} as StoredObject['metadata'];
       if (namespace !== undefined) o.metadata.namespace ??= namespace;
       return o;
     };
