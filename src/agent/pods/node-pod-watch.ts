@@ -37,7 +37,7 @@ async function watchNodePods(deps: NodePodWatchDeps, sink: PodSink, signal: Abor
   const fieldSelector = nodePodSelector(nodeName);
   const policy = { initialMs: 1_000, maxMs: 30_000 };
   const backoff = new ReconnectBackoff(policy, random);
-  const failures = new FailureLog(log, clock, `listing the pods of node ${nodeName}`);
+  const failures = new FailureLog(log, clock, `watching the pods of node ${nodeName}`);
   while (!signal.aborted) {
     try {
       const list = await pods.list({ fieldSelector, signal });
@@ -52,10 +52,13 @@ async function watchNodePods(deps: NodePodWatchDeps, sink: PodSink, signal: Abor
         signal,
         clock,
         random,
-        log,
+        log: outageLogger(log, failures),
         backoff: policy,
       });
-      for await (const ev of events) if (ev.type !== 'BOOKMARK') sink.apply(ev.type, ev.object);
+      for await (const ev of events) {
+        failures.success();
+        if (ev.type !== 'BOOKMARK') sink.apply(ev.type, ev.object);
+      }
     } catch (err) {
       if (signal.aborted) return;
       failures.failure(err, 'listing again after a backoff');
@@ -66,4 +69,22 @@ async function watchNodePods(deps: NodePodWatchDeps, sink: PodSink, signal: Abor
       }
     }
   }
+}
+
+/**
+ * watchWithResume warns at every failed attempt to resume; the agent logs an outage once and its end once, as its
+ * lease and status loops do, so an agent waiting out a dead server does not log every backoff. Its warnings go to
+ * the FailureLog; anything else passes through.
+ */
+function outageLogger(log: Logger, failures: FailureLog): Logger {
+  const hint = 'resuming the watch with backoff up to 30s; further failures are not logged until it recovers';
+  const warn = (obj: object | string): void =>
+    failures.failure(typeof obj === 'string' ? new Error(obj) : (obj as { err?: unknown }).err, hint);
+  return {
+    debug: log.debug.bind(log),
+    info: log.info.bind(log),
+    warn: warn as Logger['warn'],
+    error: log.error.bind(log),
+    child: (bindings) => outageLogger(log.child(bindings), failures),
+  };
 }

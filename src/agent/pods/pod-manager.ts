@@ -8,6 +8,7 @@ import { errorMessage, FailureLog } from '../backoff.js';
 import { needsProcesses, PlaceholderPod } from './placeholder-pod.js';
 import type { PodRuntime } from './pod-runtime.js';
 import type { PodSink, PodSource } from './pod-source.js';
+import { PodSyncQueue } from './pod-sync-queue.js';
 import { PodWorker, type PodWorkerDeps, type Refusal } from './pod-worker.js';
 import type { ProcessLauncher } from './process-launcher.js';
 import { ProcessPod } from './process-pod.js';
@@ -66,6 +67,7 @@ export class PodManager implements PodSink {
   /** Runs the pods of the node until the signal aborts, then stops the process pods and resolves. */
   async run(signal: AbortSignal): Promise<void> {
     const { client, clock, log, config } = this.#deps;
+    const queue = new PodSyncQueue(clock, signal);
     this.#workerDeps = {
       client,
       clock,
@@ -74,6 +76,7 @@ export class PodManager implements PodSink {
       runtimeFor: (pod, startTime, onChange) => this.#runtimeFor(pod, startTime, onChange),
       statusFailures: new FailureLog(log, clock, `writing the pods of node ${config.nodeName}`),
       signal,
+      enqueue: (worker) => queue.add(worker),
     };
     try {
       await this.#deps.source.run(this, signal);

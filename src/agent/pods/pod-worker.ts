@@ -4,10 +4,10 @@ import { isReason } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { objectKey } from '../../core/object-key.js';
 import { DEFAULT_TERMINATION_GRACE_SECONDS, isTerminated, type Pod, type PodStatus } from '../../core/pod.js';
-import { Backoff, errorMessage, type FailureLog } from '../backoff.js';
-import { withDeadline } from '../deadline.js';
+import { errorMessage, type FailureLog } from '../backoff.js';
 import { podPhase, podStatusEqual, refusedPodStatus, runningPodStatus } from './pod-status.js';
 import type { PodRuntime } from './pod-runtime.js';
+import type { Syncable } from './pod-sync-queue.js';
 
 /** Why the agent will not run a pod: the reason and message of its Failed status. */
 export interface Refusal {
@@ -25,16 +25,14 @@ export interface PodWorkerDeps {
   runtimeFor: (pod: Pod, startTime: string, onChange: () => void) => PodRuntime | Refusal;
   /** Shared by every pod of the node: an outage is logged once, not once per pod. */
   statusFailures: FailureLog;
-  /** The pod manager's lifetime: every API call and retry ends with it. */
+  /** The pod manager's lifetime: every API call ends with it. */
   signal: AbortSignal;
+  /** Queues the worker's flush (pod-sync-queue.ts): a status write or a deletion is due. */
+  enqueue: (worker: PodWorker) => void;
 }
 
 /** kubelet: a status update or a deletion that keeps conflicting is tried again at the next change. */
 const WRITE_ATTEMPTS = 5;
-/** Per API call, as the agent's status reporter (one update period). */
-const CALL_DEADLINE_MS = 10_000;
-/** Waits after a failed write or deletion: 200 ms doubling to 30 s. */
-const RETRY_POLICY = { initialMs: 200, maxMs: 30_000 };
 
 /** The grace a pod gets when stopped: the one its deletion set, else its terminationGracePeriodSeconds, else 30 s. */
 export function gracePeriodMs(pod: Pod): number {
@@ -64,18 +62,20 @@ export function isOlder(candidate: string, held: string): boolean {
  * status when, and only when, what runs differs from what the API holds (a 409 re-reads and tries again), and
  * on deletionTimestamp stops it (SIGTERM, SIGKILL after the grace period) and removes the object with grace 0.
  */
-export class PodWorker {
+export class PodWorker implements Syncable {
   readonly #deps: PodWorkerDeps;
   #pod: Pod;
   #runtime: PodRuntime | undefined;
   #refusal: Refusal | undefined;
   #startTime = '';
   #terminating = false;
+  /** Nothing runs any more for a terminating pod: its object may be removed. */
+  #stopped = false;
+  /** The object is gone from the API (removed by us or by anyone). */
   #gone = false;
   #scheduled = false;
-  #writing = false;
+  #flushing = false;
   #dirty = false;
-  #retry: Backoff | undefined;
 
   constructor(deps: PodWorkerDeps, pod: Pod) {
     this.#deps = deps;
@@ -91,7 +91,8 @@ export class PodWorker {
     const pod = this.#pod;
     if (pod.metadata.deletionTimestamp !== undefined) {
       this.#terminating = true;
-      void this.#removeObject();
+      this.#stopped = true;
+      this.#changed();
       return;
     }
     if (isTerminated(pod)) return;
@@ -104,7 +105,9 @@ export class PodWorker {
 
   /** A newer copy of the pod from the API (same uid). */
   update(pod: Pod): void {
-    if (isOlder(pod.metadata.resourceVersion, this.#pod.metadata.resourceVersion)) return;
+    const held = this.#pod.metadata.resourceVersion;
+    // The same version is the echo of our own write (or a relist of an unchanged pod): nothing to do.
+    if (pod.metadata.resourceVersion === held || isOlder(pod.metadata.resourceVersion, held)) return;
     this.#pod = pod;
     if (pod.metadata.deletionTimestamp === undefined) {
       this.#changed();
@@ -113,7 +116,10 @@ export class PodWorker {
     if (!this.#terminating) {
       this.#terminating = true;
       const stopped = this.#runtime?.stop(gracePeriodMs(pod)) ?? Promise.resolve();
-      void stopped.then(() => this.#removeObject());
+      void stopped.then(() => {
+        this.#stopped = true;
+        this.#changed();
+      });
     } else {
       // A second DELETE may shorten the grace period: the runtime brings its SIGKILL forward.
       void this.#runtime?.stop(gracePeriodMs(pod));
@@ -156,86 +162,90 @@ export class PodWorker {
     return runningPodStatus({ previous: pod.status, containers, hostIP, startTime: this.#startTime, now });
   }
 
-  /** Coalesces the changes of one turn of the event loop into one status computation (and at most one write). */
+  /** Coalesces the changes of one turn of the event loop into one queued flush (and at most one write). */
   #changed(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
     queueMicrotask(() => {
       this.#scheduled = false;
-      void this.#sync();
+      this.#deps.enqueue(this);
     });
   }
 
-  async #sync(): Promise<void> {
-    if (this.#writing) {
+  /** Does what is due: remove the object of a stopped terminating pod, else write the status if it changed. */
+  async flush(): Promise<'done' | 'retry'> {
+    if (this.#flushing) {
       this.#dirty = true;
-      return;
+      return 'done';
     }
-    this.#writing = true;
+    this.#flushing = true;
     try {
+      let result: 'done' | 'retry';
       do {
         this.#dirty = false;
-        if (this.#terminating || this.#gone || this.#deps.signal.aborted) return;
-        await this.#writeStatus();
-      } while (this.#dirty);
+        result = await this.#flushOnce();
+      } while (this.#dirty && result === 'done');
+      return result;
     } finally {
-      this.#writing = false;
+      this.#flushing = false;
     }
   }
 
-  async #writeStatus(): Promise<void> {
+  async #flushOnce(): Promise<'done' | 'retry'> {
+    if (this.#gone || this.#deps.signal.aborted) return 'done';
+    if (this.#terminating) return this.#stopped ? this.#removeObject() : 'done';
+    return this.#writeStatus();
+  }
+
+  async #writeStatus(): Promise<'done' | 'retry'> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const status = this.#desired();
-      if (status === undefined || podStatusEqual(status, this.#pod.status)) return;
+      if (status === undefined || podStatusEqual(status, this.#pod.status)) return 'done';
       try {
         const pod = this.#pod;
-        this.#adopt(await this.#call('pod status update', (s) => this.#client().updateStatus({ ...pod, status }, s)));
-        this.#succeeded();
-        return;
+        this.#adopt(await this.#call((s) => this.#client().updateStatus({ ...pod, status }, s)));
+        this.#deps.statusFailures.success();
+        return 'done';
       } catch (err) {
-        if (this.#deps.signal.aborted || isReason(err, 'NotFound')) return;
+        if (this.#deps.signal.aborted || isReason(err, 'NotFound')) return 'done';
         if (isRefusal(err)) {
           this.#deps.log.warn(
             { pod: this.#key(), err: errorMessage(err) },
             `the API refused the status of pod ${this.#key()}: ${errorMessage(err)}; writing it again at its next change`,
           );
-          return;
+          return 'done';
         }
         const reread = isReason(err, 'Conflict') ? await this.#reread() : this.#failed(err);
-        if (reread === 'other') return;
-        if (reread === 'failed') {
-          this.#retryLater();
-          return;
-        }
+        if (reread !== 'same') return reread === 'other' ? 'done' : 'retry';
       }
     }
+    return 'retry';
   }
 
   /** DELETE with grace 0 once nothing runs, with the last resourceVersion seen as precondition. */
-  async #removeObject(): Promise<void> {
+  async #removeObject(): Promise<'done' | 'retry'> {
     const name = this.#pod.metadata.name;
-    while (!this.#gone && !this.#deps.signal.aborted) {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       try {
         const resourceVersion = this.#pod.metadata.resourceVersion;
-        await this.#call('pod delete', (s) =>
-          this.#client().delete(name, { ...s, gracePeriodSeconds: 0, resourceVersion }),
-        );
-        this.#succeeded();
+        await this.#call((s) => this.#client().delete(name, { ...s, gracePeriodSeconds: 0, resourceVersion }));
+        this.#gone = true;
+        this.#deps.statusFailures.success();
         this.#deps.log.info({ pod: this.#key() }, `pod ${this.#key()} stopped; removed it`);
-        return;
+        return 'done';
       } catch (err) {
-        if (this.#deps.signal.aborted || isReason(err, 'NotFound')) return;
+        if (this.#deps.signal.aborted || isReason(err, 'NotFound')) return 'done';
         const reread = isReason(err, 'Conflict') ? await this.#reread() : this.#failed(err);
-        if (reread === 'other') return;
-        if (reread === 'failed' && !(await this.#sleep((this.#retry ??= new Backoff(RETRY_POLICY)).next(err)))) return;
+        if (reread !== 'same') return reread === 'other' ? 'done' : 'retry';
       }
     }
+    return 'retry';
   }
 
   /** GET after a 409: 'same' (adopted), 'other' (gone, or another pod of that name now), 'failed' (try later). */
   async #reread(): Promise<'same' | 'other' | 'failed'> {
     try {
-      const fresh = await this.#call('pod get', (s) => this.#client().get(this.#pod.metadata.name, s));
+      const fresh = await this.#call((s) => this.#client().get(this.#pod.metadata.name, s));
       if (fresh.metadata.uid !== this.#pod.metadata.uid) return 'other';
       this.#adopt(fresh);
       return 'same';
@@ -253,38 +263,21 @@ export class PodWorker {
     return this.#deps.client.pods(this.#pod.metadata.namespace);
   }
 
-  #call<T>(what: string, call: (options: { signal: AbortSignal }) => Promise<T>): Promise<T> {
-    return withDeadline(this.#deps.clock, this.#deps.signal, CALL_DEADLINE_MS, what, (signal) => call({ signal }));
-  }
-
-  #succeeded(): void {
-    this.#retry = undefined;
-    this.#deps.statusFailures.success();
+  /**
+   * One API call under the manager's signal. No deadline of our own: the HTTP client's request timeout (30 s) bounds
+   * a hung call, and a deadline per call (an AbortController and a timer each) costs more than the call itself when
+   * a fleet agent acknowledges thousands of placeholder pods.
+   */
+  #call<T>(call: (options: { signal: AbortSignal }) => Promise<T>): Promise<T> {
+    return call({ signal: this.#deps.signal });
   }
 
   #failed(err: unknown): 'failed' {
-    this.#deps.statusFailures.failure(err, 'retrying each pod with backoff up to 30s; logged again on recovery');
+    this.#deps.statusFailures.failure(err, 'retrying with backoff up to 30s; logged again on recovery');
     return 'failed';
-  }
-
-  /** After a failed status write: compute and write again after a backoff (the API may be unreachable). */
-  #retryLater(): void {
-    const wait = (this.#retry ??= new Backoff(RETRY_POLICY)).next();
-    void this.#sleep(wait).then((woke) => {
-      if (woke) this.#changed();
-    });
   }
 
   #key(): string {
     return objectKey(this.#pod.metadata);
-  }
-
-  async #sleep(ms: number): Promise<boolean> {
-    try {
-      await this.#deps.clock.sleep(ms, this.#deps.signal);
-      return true;
-    } catch {
-      return false;
-    }
   }
 }

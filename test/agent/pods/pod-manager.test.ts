@@ -211,6 +211,8 @@ describe('PodManager: partitions and shutdown', () => {
     };
     await h.clock.advance(2 * 60_000);
     assert.equal(h.launcher.running('goes').length, 1, 'a partitioned agent keeps every pod running');
+    const warnings = h.log.lines.filter((l) => l.level === 'warn' && l.msg.startsWith('watching the pods'));
+    assert.equal(warnings.length, 1, 'the outage is logged once, not at every retry');
     assert.equal(h.launcher.running('arrives').length, 0);
     partitioned = false;
     await h.clock.advance(60_000);
@@ -221,6 +223,7 @@ describe('PodManager: partitions and shutdown', () => {
     assert.equal(h.launcher.started.filter((p) => p.spec.container === 'stays').length, 1, 'never restarted');
     assert.equal(h.pod('arrives')?.status.phase, 'Running');
     assert.equal(h.manager.podCount(), 2);
+    assert.ok(h.log.lines.some((l) => /watching the pods of node node-1 recovered/.test(l.msg)));
     await h.stop();
   });
 
