@@ -5,8 +5,9 @@ import {
   DEFAULT_RETRY_PERIOD_MS,
 } from '../controller/leader-election.js';
 import { defaultNodeLifecycleConfig as NLC } from '../controller/node-lifecycle/config.js';
+import { CRASH_LOOP_BACKOFF } from '../agent/pods/restart-policy.js';
 import { formatDuration } from '../core/duration.js';
-import { DEFAULT_TOLERATION_SECONDS } from '../core/pod.js';
+import { DEFAULT_MAX_PODS, DEFAULT_TOLERATION_SECONDS } from '../core/pod.js';
 import { DEFAULT_VERDICT_TTL_MS } from '../core/verdict.js';
 import {
   collectAddresses,
@@ -274,7 +275,9 @@ export function buildShepherdCommand(version: string): Command {
         .argParser(fractionFlag),
     )
     .addOption(
-      new Option('--max-pods <n>', 'pods this node takes (status.capacity.pods)').default(110).argParser(intFlag),
+      new Option('--max-pods <n>', 'pods this node takes (status.capacity.pods)')
+        .default(DEFAULT_MAX_PODS)
+        .argParser(intFlag),
     )
     .addOption(
       new Option(
@@ -296,12 +299,12 @@ export function buildShepherdCommand(version: string): Command {
     )
     .addOption(
       new Option('--crash-loop-backoff <duration>', 'first wait before a process pod container is restarted; doubles')
-        .default(10_000, d(10_000))
+        .default(CRASH_LOOP_BACKOFF.initialMs, d(CRASH_LOOP_BACKOFF.initialMs))
         .argParser(durationFlag),
     )
     .addOption(
       new Option('--crash-loop-backoff-max <duration>', 'longest wait before a container is restarted')
-        .default(300_000, d(300_000))
+        .default(CRASH_LOOP_BACKOFF.maxMs, d(CRASH_LOOP_BACKOFF.maxMs))
         .argParser(durationFlag),
     );
 
