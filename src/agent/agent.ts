@@ -1,10 +1,16 @@
 import type { ApiClient } from '../client/api-client.js';
+import type { BackoffPolicy } from '../client/backoff.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { labelKeyProblem, labelValueProblem, nameProblem } from '../core/names.js';
 import type { Random } from '../core/random.js';
 import { systemHostProbe, type HostProbe } from './host-probe.js';
 import { LeaseRenewer } from './lease-renewer.js';
+import { nodePodWatch } from './pods/node-pod-watch.js';
+import { PodManager } from './pods/pod-manager.js';
+import type { PodSource } from './pods/pod-source.js';
+import { loadProcessDriver } from './pods/process-driver.js';
+import type { ProcessLauncher } from './pods/process-launcher.js';
 import { ensureNode, register } from './registration.js';
 import { StatusReporter } from './status-reporter.js';
 
@@ -29,6 +35,22 @@ export interface AgentConfig {
   /** Default "/". */
   diskPath: string;
   version: string;
+  /** --max-pods: the pods the node takes, status.capacity.pods (default 110). */
+  maxPods?: number;
+  /** --cpu-capacity: status.capacity.cpu (default: the host's available parallelism). */
+  cpuCapacity?: number;
+  /** How the agent runs the pods bound to its node; absent, it does not watch pods at all. */
+  pods?: AgentPodsConfig;
+}
+
+/** docs/pods.md */
+export interface AgentPodsConfig {
+  /** --allow-process-pods: run containers that have a command as child processes. */
+  allowProcessPods: boolean;
+  /** --pod-log-dir: pod log files and the process table; needed with allowProcessPods. */
+  podLogDir?: string;
+  /** --crash-loop-backoff and --crash-loop-backoff-max. */
+  crashLoopBackoff: BackoffPolicy;
 }
 
 export interface AgentDeps {
@@ -39,6 +61,10 @@ export interface AgentDeps {
   config: AgentConfig;
   /** Injectable: hostname, os, arch, addresses, memory/disk readings. Defaults to the real host. */
   host?: HostProbe;
+  /** Where the node's pods come from; default: the agent's own list and watch (pods/node-pod-watch.ts). */
+  podSource?: PodSource;
+  /** Starts container processes; default: the real driver, loaded only when needed (pods/process-driver.ts). */
+  processLauncher?: ProcessLauncher;
 }
 
 export interface AgentStats {
@@ -83,19 +109,33 @@ export function validateAgentConfig(config: AgentConfig): void {
   }
   if (!(config.nodeStatusUpdateFrequencyMs > 0)) problems.push('--node-status-update-frequency must be positive');
   if (!(config.nodeStatusReportFrequencyMs > 0)) problems.push('--node-status-report-frequency must be positive');
+  if (config.maxPods !== undefined && !(Number.isInteger(config.maxPods) && config.maxPods >= 0))
+    problems.push(`--max-pods must be a whole number (got ${config.maxPods})`);
+  if (config.cpuCapacity !== undefined && !(config.cpuCapacity > 0))
+    problems.push(`--cpu-capacity must be a positive number (got ${config.cpuCapacity})`);
+  const pods = config.pods;
+  if (pods?.allowProcessPods && (pods.podLogDir === undefined || pods.podLogDir === ''))
+    problems.push("--allow-process-pods needs a --pod-log-dir for the pods' output");
+  if (
+    pods !== undefined &&
+    !(pods.crashLoopBackoff.initialMs > 0 && pods.crashLoopBackoff.maxMs >= pods.crashLoopBackoff.initialMs)
+  )
+    problems.push('--crash-loop-backoff must be positive and at most --crash-loop-backoff-max');
   if (problems.length > 0) throw new Error(`invalid agent configuration: ${problems.join('; ')}`);
 }
 
 /**
- * `shepherd --mode agent`: registers the node and its lease, then renews the lease (the liveness signal) and
- * reports status until stopped. It never gives up on an unreachable API; on shutdown it leaves the Node and the
- * Lease in place, because the controller judges silence (a node that stops renewing goes Unknown).
+ * `shepherd --mode agent`: registers the node and its lease, then renews the lease (the liveness signal), reports
+ * status and runs the pods bound to the node until stopped. It never gives up on an unreachable API; on shutdown it
+ * leaves the Node and the Lease in place, because the controller judges silence (a node that stops renewing goes
+ * Unknown), and stops its process pods, which start again with the agent (docs/pods.md#agent-restarts).
  */
 export class Agent {
   readonly #deps: AgentDeps;
   readonly #host: HostProbe;
   readonly #renewer: LeaseRenewer;
   readonly #reporter: StatusReporter;
+  #pods: PodManager | undefined;
 
   constructor(deps: AgentDeps) {
     validateAgentConfig(deps.config);
@@ -110,6 +150,7 @@ export class Agent {
       config,
       host: this.#host,
       recreateNode: (signal) => ensureNode(this.#registrationDeps(), signal),
+      ...(config.pods === undefined ? {} : { podCount: () => this.#pods?.podCount() ?? 0 }),
     });
     this.#renewer = new LeaseRenewer({
       client,
@@ -133,6 +174,8 @@ export class Agent {
       throw err;
     };
     try {
+      // Before registering: process groups an earlier agent left running are killed before any pod starts.
+      this.#pods = await this.#podManager();
       const { node, lease } = await register(this.#registrationDeps(), loops.signal);
       this.#renewer.adopt(lease);
       this.#reporter.adopt(node);
@@ -143,6 +186,7 @@ export class Agent {
       await Promise.all([
         this.#renewer.run(loops.signal).catch(stopOthersOnFailure),
         this.#reporter.run(loops.signal).catch(stopOthersOnFailure),
+        this.#pods?.run(loops.signal).catch(stopOthersOnFailure),
       ]);
     } catch (err) {
       if (signal.aborted) return;
@@ -156,8 +200,35 @@ export class Agent {
     return { ...this.#renewer.stats(), statusPosts: this.#reporter.stats().statusPosts };
   }
 
+  async #podManager(): Promise<PodManager | undefined> {
+    const { client, clock, random, log, config } = this.#deps;
+    const pods = config.pods;
+    if (pods === undefined) return undefined;
+    const launcher = this.#deps.processLauncher ?? (await loadProcessDriver(pods, log));
+    const host = this.#host;
+    return new PodManager({
+      client,
+      clock,
+      log,
+      config: {
+        nodeName: config.nodeName,
+        allowProcessPods: pods.allowProcessPods,
+        crashLoopBackoff: pods.crashLoopBackoff,
+      },
+      source: this.#deps.podSource ?? nodePodWatch({ client, clock, random, log, nodeName: config.nodeName }),
+      hostIP: () => hostIP(host),
+      ...(launcher === undefined ? {} : { launcher }),
+    });
+  }
+
   #registrationDeps(): Parameters<typeof register>[0] {
     const { client, clock, log, config } = this.#deps;
     return { client, clock, log, config, host: this.#host };
   }
+}
+
+/** The address pods report as hostIP: the node's InternalIP, else its first address. */
+function hostIP(host: HostProbe): string | undefined {
+  const addresses = host.info().addresses;
+  return (addresses.find((a) => a.type === 'InternalIP') ?? addresses[0])?.address;
 }

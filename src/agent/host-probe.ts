@@ -28,6 +28,8 @@ export interface DiskReading {
 /** The host measurements the agent needs; injectable so tests (and the fleet simulator) can fake a host. */
 export interface HostProbe {
   info(): HostInfo;
+  /** CPUs this process may use (os.availableParallelism), the node's cpu capacity unless --cpu-capacity says. */
+  cpus(): number;
   memory(): MemoryReading;
   disk(path: string): Promise<DiskReading>;
 }
@@ -77,6 +79,7 @@ export function systemHostProbe(): HostProbe {
         addresses: hostAddresses(hostname, os.networkInterfaces()),
       };
     },
+    cpus: () => os.availableParallelism(),
     // libuv's free memory on Linux is MemAvailable (reclaimable cache counts as available), what the kubelet uses.
     memory: () => ({ availableBytes: os.freemem(), totalBytes: os.totalmem() }),
     disk: async (path) => {

@@ -1,4 +1,4 @@
-import type { NodeCondition, NodeStatus } from '../core/node.js';
+import type { NodeCondition, NodeStatus, ResourceList } from '../core/node.js';
 import type { DiskReading, HostInfo, MemoryReading } from './host-probe.js';
 
 export interface Thresholds {
@@ -96,12 +96,21 @@ export function computeConditions(
   });
 }
 
+/** What the agent reports about its pods and room for them; absent fields are left as stored. */
+export interface PodReport {
+  /** status.capacity and status.allocatable (node-resources.ts). */
+  resources?: ResourceList;
+  /** status.podCount: pods bound to the node and not Succeeded or Failed. */
+  podCount?: number;
+}
+
 /** The full status to PUT: our conditions first, other writers' condition types and fields kept. */
 export function desiredStatus(
   stored: NodeStatus,
   conditions: NodeCondition[],
   info: HostInfo,
   agentVersion: string,
+  pods: PodReport = {},
 ): NodeStatus {
   const owned = new Set<string>(AGENT_CONDITIONS);
   const foreign = (stored.conditions ?? []).filter((c) => !owned.has(c.type));
@@ -110,6 +119,8 @@ export function desiredStatus(
     conditions: [...conditions, ...foreign],
     nodeInfo: { agentVersion, hostname: info.hostname, os: info.os, arch: info.arch },
     addresses: info.addresses,
+    ...(pods.resources === undefined ? {} : { capacity: pods.resources, allocatable: pods.resources }),
+    ...(pods.podCount === undefined ? {} : { podCount: pods.podCount }),
   };
 }
 
@@ -125,7 +136,14 @@ export function statusChanged(stored: NodeStatus, next: NodeStatus): boolean {
   const a = (stored.conditions ?? []).map(conditionKey).sort();
   const b = (next.conditions ?? []).map(conditionKey).sort();
   if (JSON.stringify(a) !== JSON.stringify(b)) return true;
-  const rest = (s: NodeStatus): string => JSON.stringify([s.nodeInfo ?? null, s.addresses ?? [], s.podCount ?? null]);
+  const rest = (s: NodeStatus): string =>
+    JSON.stringify([
+      s.nodeInfo ?? null,
+      s.addresses ?? [],
+      s.podCount ?? null,
+      s.capacity ?? null,
+      s.allocatable ?? null,
+    ]);
   return rest(stored) !== rest(next);
 }
 

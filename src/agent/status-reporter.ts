@@ -3,10 +3,12 @@ import { formatTime, type Clock } from '../core/clock.js';
 import { isReason } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Node, NodeStatus } from '../core/node.js';
+import { DEFAULT_MAX_PODS } from '../core/pod.js';
 import type { Random } from '../core/random.js';
 import { errorMessage, FailureLog, retryAfterMs } from './backoff.js';
 import { withDeadline } from './deadline.js';
 import type { HostInfo, HostProbe } from './host-probe.js';
+import { nodeResources } from './node-resources.js';
 import {
   computeConditions,
   desiredStatus,
@@ -29,6 +31,10 @@ export interface StatusReporterConfig extends Thresholds {
   nodeStatusReportFrequencyMs: number;
   diskPath: string;
   version: string;
+  /** --max-pods: status.capacity.pods (default 110). */
+  maxPods?: number;
+  /** --cpu-capacity: status.capacity.cpu (default: the host's CPUs). */
+  cpuCapacity?: number;
 }
 
 export interface StatusReporterDeps {
@@ -40,6 +46,8 @@ export interface StatusReporterDeps {
   host: HostProbe;
   /** Registers the node again when it was deleted while the agent runs (a deleted node also loses its lease). */
   recreateNode?: (signal: AbortSignal) => Promise<Node>;
+  /** status.podCount, when the agent runs pods; absent, the reporter leaves the field as stored. */
+  podCount?: () => number;
 }
 
 export interface StatusStats {
@@ -124,8 +132,17 @@ export class StatusReporter {
 
   #desired(node: Node, readings: HostReadings, info: HostInfo): NodeStatus {
     const now = formatTime(this.#deps.clock.now());
-    const conditions = computeConditions(node.status.conditions, readings, this.#deps.config, now);
-    return desiredStatus(node.status, conditions, info, this.#deps.config.version);
+    const { config, host, podCount } = this.#deps;
+    const conditions = computeConditions(node.status.conditions, readings, config, now);
+    const resources = nodeResources(
+      config.cpuCapacity ?? host.cpus(),
+      readings.memory.totalBytes,
+      config.maxPods ?? DEFAULT_MAX_PODS,
+    );
+    return desiredStatus(node.status, conditions, info, config.version, {
+      resources,
+      ...(podCount === undefined ? {} : { podCount: podCount() }),
+    });
   }
 
   /** Up to 5 tries: a 409 re-reads the node and recomputes (kubelet tryUpdateNodeStatus); other errors wait for the next tick. */

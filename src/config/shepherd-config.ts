@@ -6,9 +6,10 @@ import {
 } from '../controller/leader-election.js';
 import { CONTROLLER_NAMES, parseControllers } from '../controller/controller-names.js';
 import { defaultNodeLifecycleConfig as NLC } from '../controller/node-lifecycle/config.js';
+import { CRASH_LOOP_BACKOFF } from '../agent/pods/restart-policy.js';
 import { DEFAULT_REBUILD_RATE } from '../controller/taint-eviction/taint-eviction-controller.js';
 import { formatDuration } from '../core/duration.js';
-import { DEFAULT_TOLERATION_SECONDS } from '../core/pod.js';
+import { DEFAULT_MAX_PODS, DEFAULT_TOLERATION_SECONDS } from '../core/pod.js';
 import { DEFAULT_VERDICT_TTL_MS } from '../core/verdict.js';
 import {
   collectAddresses,
@@ -273,6 +274,39 @@ export function buildShepherdCommand(version: string): Command {
       new Option('--disk-pressure-threshold <fraction>', 'DiskPressure=True when free disk falls below this fraction')
         .default(0.1)
         .argParser(fractionFlag),
+    )
+    .addOption(
+      new Option('--max-pods <n>', 'pods this node takes (status.capacity.pods)')
+        .default(DEFAULT_MAX_PODS)
+        .argParser(intFlag),
+    )
+    .addOption(
+      new Option(
+        '--cpu-capacity <cpus>',
+        'CPUs this node offers pods (status.capacity.cpu) (default: the CPUs available to the agent)',
+      ).argParser(positiveNumberFlag),
+    )
+    .addOption(
+      new Option(
+        '--allow-process-pods',
+        'run pod containers that have a command as child processes of the agent, as its user (a privilege: anyone who may create pods runs commands here); without it such pods fail with reason ProcessPodsDisabled (docs/pods.md)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--pod-log-dir <dir>',
+        "process pods' output (<namespace>_<name>_<uid>.log) and the agent's process table; created 0700 (default: <tmpdir>/shepherd-<node-name>/pod-logs)",
+      ),
+    )
+    .addOption(
+      new Option('--crash-loop-backoff <duration>', 'first wait before a process pod container is restarted; doubles')
+        .default(CRASH_LOOP_BACKOFF.initialMs, d(CRASH_LOOP_BACKOFF.initialMs))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--crash-loop-backoff-max <duration>', 'longest wait before a container is restarted')
+        .default(CRASH_LOOP_BACKOFF.maxMs, d(CRASH_LOOP_BACKOFF.maxMs))
+        .argParser(durationFlag),
     );
 
   cmd.optionsGroup('Node lifecycle controller (--mode server|controller), kube-controller-manager names:');

@@ -1,4 +1,5 @@
 import type { AgentConfig } from '../agent/agent.js';
+import type { PodSource } from '../agent/pods/pod-source.js';
 import type { ApiClient } from '../client/api-client.js';
 import { isAbortError, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -26,6 +27,8 @@ export interface FleetDeps {
   agentLog: Logger;
   /** Called whenever a node's agent is (re)started, before it registers. */
   onStart?: (node: SimulatedNode) => void;
+  /** The pods of a node, shared by every simulated agent (fleet-pod-feed.ts). */
+  podSource?: (nodeName: string) => PodSource;
 }
 
 export interface ZoneCounts {
@@ -89,6 +92,7 @@ export class Fleet {
       random: deps.random,
       log: deps.agentLog,
       agentConfig: config.agent,
+      ...(deps.podSource === undefined ? {} : { podSource: deps.podSource }),
       onCrash: (node: SimulatedNode, err: unknown) => this.#crashed(node, err),
     };
     let index = 0;

@@ -22,6 +22,7 @@ export function simulatedHost(nodeName: string, index: number): HostProbe {
   const disk = Promise.resolve({ freeBytes: 400 * GIB, totalBytes: 500 * GIB });
   return {
     info: () => info,
+    cpus: () => 4,
     memory: () => ({ availableBytes: 12 * GIB, totalBytes: 16 * GIB }),
     disk: () => disk,
   };

@@ -1,4 +1,5 @@
 import { Agent, type AgentConfig } from '../agent/agent.js';
+import type { PodSource } from '../agent/pods/pod-source.js';
 import type { ApiClient } from '../client/api-client.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -14,12 +15,15 @@ export interface SimulatedNodeDeps {
   log: Logger;
   /** Everything but the node name and zone, shared by the whole fleet. */
   agentConfig: Omit<AgentConfig, 'nodeName' | 'zone'>;
+  /** The pods of a node (fleet-pod-feed.ts); absent, each agent watches its own when its config has `pods`. */
+  podSource?: (nodeName: string) => PodSource;
   /** Called when an agent run ends on its own (a bug or a duplicate holder), not by stop(). */
   onCrash: (node: SimulatedNode, err: unknown) => void;
 }
 
 /**
- * One simulated machine: the real Agent (registration, lease renewer, status reporter) for one node name.
+ * One simulated machine: the real Agent (registration, lease renewer, status reporter, and its pods, which are
+ * placeholders: a simulated machine runs no process) for one node name.
  * Stopping aborts its run signal, so it stops renewing and posting at once, mid-request if need be: from the
  * server's side the machine died or was cut off. Starting again builds a fresh Agent, which adopts the node
  * and its own lease the way a rebooted machine's agent does.
@@ -48,7 +52,7 @@ export class SimulatedNode {
   start(): void {
     if (this.#run !== undefined) return;
     const run = new AbortController();
-    const { client, clock, random, log, agentConfig } = this.#deps;
+    const { client, clock, random, log, agentConfig, podSource } = this.#deps;
     const agent = new Agent({
       client,
       clock,
@@ -56,6 +60,7 @@ export class SimulatedNode {
       log,
       host: simulatedHost(this.name, this.index),
       config: { ...agentConfig, nodeName: this.name, zone: this.zone },
+      ...(podSource === undefined ? {} : { podSource: podSource(this.name) }),
     });
     this.#run = run;
     this.starts++;

@@ -1,4 +1,5 @@
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Agent, DuplicateHolderError, defaultNodeName } from '../agent/agent.js';
 import { systemClock } from '../core/clock.js';
 import { nameProblem } from '../core/names.js';
@@ -35,16 +36,32 @@ export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<num
       diskPressureThreshold: opts.diskPressureThreshold as number,
       diskPath: '/',
       version: VERSION,
+      maxPods: opts.maxPods as number,
+      ...(opts.cpuCapacity === undefined ? {} : { cpuCapacity: opts.cpuCapacity as number }),
+      pods: {
+        allowProcessPods: opts.allowProcessPods === true,
+        podLogDir: (opts.podLogDir as string | undefined) ?? defaultPodLogDir(nodeName),
+        crashLoopBackoff: { initialMs: opts.crashLoopBackoff as number, maxMs: opts.crashLoopBackoffMax as number },
+      },
     },
   });
   const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, {
     ready: () => agent.stats().renewals > 0,
     log,
   });
-  log.info({ apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], leaseDurationSeconds: leaseMs / 1000 }, 'agent starting');
+  log.info(
+    {
+      apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'],
+      leaseDurationSeconds: leaseMs / 1000,
+      allowProcessPods: opts.allowProcessPods === true,
+    },
+    'agent starting',
+  );
   try {
     await agent.run(signal);
-    log.info('agent stopped; the node and its lease are left for the controller to judge');
+    log.info(
+      'agent stopped; its process pods stopped with it; the node and its lease are left for the controller to judge',
+    );
     return 0;
   } catch (err) {
     if (err instanceof DuplicateHolderError) {
@@ -56,4 +73,9 @@ export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<num
     await probes?.close();
     await client.close();
   }
+}
+
+/** `--pod-log-dir` unless given: per node name, so several agents on one machine (tests, demos) do not share it. */
+export function defaultPodLogDir(nodeName: string): string {
+  return join(tmpdir(), `shepherd-${nodeName}`, 'pod-logs');
 }

@@ -4,6 +4,7 @@ import { systemClock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { systemRandom } from '../core/random.js';
 import { AgentLogTally } from '../fleet/agent-log.js';
+import { FleetPodFeed } from '../fleet/fleet-pod-feed.js';
 import { parseChaosCommand, parseStopFlag, type ChaosCommand } from '../fleet/chaos-commands.js';
 import { applyChaos } from '../fleet/chaos-control.js';
 import { Fleet, planZones, type FleetConfig } from '../fleet/fleet.js';
@@ -56,6 +57,11 @@ function fleetConfig(opts: Opts, extra: ReturnType<typeof extraOpts>): FleetConf
       diskPressureThreshold: (opts.diskPressureThreshold as number | undefined) ?? 0.1,
       diskPath: '/',
       version: VERSION,
+      // Simulated machines run pods as placeholders (no processes), acknowledged Running (docs/pods.md).
+      pods: {
+        allowProcessPods: false,
+        crashLoopBackoff: { initialMs: opts.crashLoopBackoff as number, maxMs: opts.crashLoopBackoffMax as number },
+      },
     },
   };
 }
@@ -67,6 +73,7 @@ interface Parts {
   audit: UnknownAudit;
   nodes: NodeWatch;
   zones: ZoneWatch;
+  pods: FleetPodFeed;
 }
 
 /** The live report and the `mark` totals, both printed to stdout. */
@@ -133,6 +140,8 @@ function buildParts(opts: Opts, log: Logger, extra: ReturnType<typeof extraOpts>
   const tally = new AgentLogTally(verbose ? log : undefined);
   // The audit asks the fleet about a node only once events flow, after the fleet below exists.
   const audit: UnknownAudit = new UnknownAudit((name) => fleet.get(name)?.state === 'running');
+  // One watch of every pod for the whole fleet, split by node (a real agent watches its own).
+  const pods = new FleetPodFeed({ client: raw, clock: systemClock, random: systemRandom, log });
   const fleet: Fleet = new Fleet(fleetConfig(opts, extra), {
     client,
     clock: systemClock,
@@ -140,11 +149,12 @@ function buildParts(opts: Opts, log: Logger, extra: ReturnType<typeof extraOpts>
     log,
     agentLog: tally.logger(),
     onStart: (node) => audit.noteStart(node.name),
+    podSource: (name) => pods.sourceFor(name),
   });
   const nodes = new NodeWatch({ client: raw, clock: systemClock, log });
   nodes.onChange((name, before, after) => audit.onChange(name, before, after));
   const zones = new ZoneWatch({ client: raw, clock: systemClock, log });
-  return { fleet, stats, tally, audit, nodes, zones, close: () => raw.close() };
+  return { fleet, stats, tally, audit, nodes, zones, pods, close: () => raw.close() };
 }
 
 /** `shepherd --mode fleet`: N simulated agents, chaos controls on stdin, live report; or `--scenario rack-failure`. */
@@ -153,7 +163,7 @@ export async function runFleetMode(opts: Opts, signal: AbortSignal): Promise<num
   const extra = extraOpts(opts);
   const stops = extra.stops.map(parseStopFlag);
   const parts = buildParts(opts, log, extra);
-  const { fleet, nodes, zones } = parts;
+  const { fleet, nodes, zones, pods } = parts;
   const print = (s: string): void => void process.stdout.write(`${s}\n`);
   const life = new AbortController();
   const end = (): void => life.abort();
@@ -175,7 +185,7 @@ export async function runFleetMode(opts: Opts, signal: AbortSignal): Promise<num
       }),
     print,
   );
-  const watches = [nodes.run(life.signal), zones.run(life.signal)];
+  const watches = [nodes.run(life.signal), zones.run(life.signal), pods.run(life.signal)];
   const total = fleet.nodes.length;
   log.info(
     { apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], nodes: total, zones: fleet.zoneNames(), startRate: extra.startRate },

@@ -22,11 +22,15 @@ export class FakeHost implements HostProbe {
       { type: 'Hostname', address: 'host-1' },
     ],
   };
+  cpuCount = 4;
   mem: MemoryReading = { availableBytes: 8e9, totalBytes: 16e9 };
   diskReading: DiskReading | Error = { freeBytes: 500e9, totalBytes: 1000e9 };
 
   info(): HostInfo {
     return structuredClone(this.hostInfo);
+  }
+  cpus(): number {
+    return this.cpuCount;
   }
   memory(): MemoryReading {
     return { ...this.mem };

@@ -104,6 +104,19 @@ describe('statusChanged / desiredStatus', () => {
     assert.equal(statusChanged(a, desiredStatus(a, a.conditions ?? [], info, '1.1')), true);
   });
 
+  it('reports capacity, allocatable and podCount, and sees a change in any of them', () => {
+    const resources = { cpu: '2', memory: '1024Mi', pods: '110' };
+    const a = desiredStatus({}, [], info, '1.0', { resources, podCount: 3 });
+    assert.deepEqual([a.capacity, a.allocatable, a.podCount], [resources, resources, 3]);
+    assert.equal(statusChanged(a, desiredStatus(a, [], info, '1.0', { resources, podCount: 3 })), false);
+    assert.equal(statusChanged(a, desiredStatus(a, [], info, '1.0', { resources, podCount: 4 })), true);
+    assert.equal(
+      statusChanged(a, desiredStatus(a, [], info, '1.0', { resources: { ...resources, pods: '20' } })),
+      true,
+    );
+    assert.equal(desiredStatus(a, [], info, '1.0').podCount, 3, 'without a report the stored count stays');
+  });
+
   it('keeps condition types other writers own', () => {
     const stored: NodeStatus = { conditions: [{ type: 'NetworkUnavailable', status: 'False' }], podCount: 3 };
     const next = at(T0, stored);

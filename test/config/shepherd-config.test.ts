@@ -113,3 +113,17 @@ test('--taint-eviction-rebuild-rate: 10 pods/s by default, must be positive', ()
   assert.equal(parse(['--taint-eviction-rebuild-rate', '2.5']).taintEvictionRebuildRate, 2.5);
   assert.throws(() => parse(['--taint-eviction-rebuild-rate', '0']), /positive/);
 });
+
+test('agent pod flags: process pods off unless asked, kubelet defaults for max pods and the crash-loop backoff', () => {
+  const d = parse(['--mode', 'agent']);
+  assert.equal(d.allowProcessPods, undefined);
+  assert.equal(d.maxPods, 110);
+  assert.equal(d.crashLoopBackoff, 10_000);
+  assert.equal(d.crashLoopBackoffMax, 300_000);
+  const o = parse(['--mode', 'agent', '--allow-process-pods', '--pod-log-dir', '/var/log/pods', '--max-pods', '20']);
+  assert.equal(o.allowProcessPods, true);
+  assert.equal(o.podLogDir, '/var/log/pods');
+  assert.equal(o.maxPods, 20);
+  assert.equal(parse(['--cpu-capacity', '1.5']).cpuCapacity, 1.5);
+  assert.throws(() => parse(['--cpu-capacity', '0']));
+});

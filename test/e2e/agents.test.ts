@@ -186,8 +186,8 @@ describe('agents against a real server', { timeout: 90_000 }, () => {
       await p.waitForLine(/recovered after/, 5_000);
       const during = p.output.slice(linesBefore.get(spec.name));
       const failures = during.filter((l) => / WARN /.test(l) && /failed/.test(l));
-      // The first failure is logged (per loop), not every retry of the outage.
-      assert.ok(failures.length >= 1 && failures.length <= 2, `${spec.name} failure lines:\n${failures.join('\n')}`);
+      // The first failure is logged once per loop (lease, status, pod watch), not every retry of the outage.
+      assert.ok(failures.length >= 1 && failures.length <= 3, `${spec.name} failure lines:\n${failures.join('\n')}`);
     }
 
     const registered = await eventually(
