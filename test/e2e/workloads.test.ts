@@ -93,11 +93,15 @@ for (const layout of ['in-process controllers', 'controllers as their own proces
         },
         { what: 'status: 4 replicas, 4 updated, generation 1 observed', timeoutMs: 10_000 },
       );
-      const d: Deployment = await client.deployments('default').get('web');
-      // No agent runs pods here: nothing is ready or available yet.
-      assert.equal(d.status.readyReplicas, 0);
-      assert.equal(d.status.availableReplicas, 0);
-      assert.equal(d.status.unavailableReplicas, 4);
+      // The agents run the pods (placeholders: no command), so all four become ready and available.
+      await eventually(
+        async () => {
+          const d: Deployment = await client.deployments('default').get('web');
+          return d.status.readyReplicas === 4 && d.status.availableReplicas === 4 && d.status.unavailableReplicas === 0;
+        },
+        { what: 'status: 4 ready, 4 available, 0 unavailable', timeoutMs: 10_000 },
+      );
+      assert.ok((await pods()).every((p) => p.status.phase === 'Running'));
       const events = (await client.events.list()).items;
       assert.equal(events.filter((e) => e.reason === 'Scheduled' && e.source.component === 'scheduler').length, 4);
       assert.ok(
