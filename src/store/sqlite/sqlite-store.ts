@@ -2,6 +2,8 @@ import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../core/clock.js';
 import {
   InternalError,
+  invalidContinueError,
+  listExpiredError,
   NotFoundError,
   ServiceUnavailableError,
   ShepherdError,
@@ -12,6 +14,7 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import {
   DEFAULT_HISTORY_RETENTION_MS,
+  type ListOptions,
   type ListResult,
   type Store,
   type StoreEvent,
@@ -21,9 +24,10 @@ import {
 import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
+import { ListSnapshots, pageReader, type PageReader } from './list-snapshots.js';
 import { RecentObjects } from './recent-objects.js';
 import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
-import { prepareStatements, type Statements } from './statements.js';
+import { prepareStatements, type PageRow, type Statements } from './statements.js';
 import { sqliteWatch } from './sqlite-watch.js';
 import { applyBatch, ChangeEntry, type PendingWrite, type WriteOp } from './write-batch.js';
 
@@ -44,6 +48,10 @@ export interface SqliteStoreOptions extends StoreOptions {
    * segments beyond the compacted revision. Default DELTA_WINDOW (100,000); tests use small values.
    */
   deltaWindow?: number;
+  /** How long a paged list's snapshot waits for its next page; default DEFAULT_LIST_SNAPSHOT_TTL_MS (60 s). */
+  listSnapshotTtlMs?: number;
+  /** Paged lists held open at once; default DEFAULT_MAX_LIST_SNAPSHOTS (16). */
+  maxListSnapshots?: number;
 }
 
 // Compaction and the WAL checkpoint after it run on the event loop: small, frequent passes keep each stall short
@@ -81,6 +89,14 @@ export class SqliteStore implements Store {
   readonly #recent: RecentObjects;
   readonly #bases: DeltaBases;
   readonly #deltaWindow: number;
+  readonly #readPage: PageReader;
+  readonly #snapshots: ListSnapshots;
+  /**
+   * Per kind, the newest revision that wrote one of its objects (kinds not written since open: the revision at
+   * open). A later list page at a revision no newer write of its kind followed reads the current rows.
+   */
+  readonly #newestWrite = new Map<Resource, number>();
+  readonly #openedAt: number;
   readonly #readChanges: (
     resource: Resource,
     after: number,
@@ -116,6 +132,10 @@ export class SqliteStore implements Store {
     if (!meta) throw new InternalError(`database ${this.path} has no meta row: it is not a shepherd database`);
     this.#revision = meta.revision;
     this.#compacted = meta.compacted_revision;
+    this.#openedAt = meta.revision;
+    this.#readPage = pageReader(this.#stmts.page);
+    const snapshotOptions = { ttlMs: options.listSnapshotTtlMs, max: options.maxListSnapshots };
+    this.#snapshots = new ListSnapshots(this.path, { clock: this.#clock, log: this.#log }, snapshotOptions);
     this.#compactionLoop = this.#runCompaction(options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS);
   }
 
@@ -133,21 +153,55 @@ export class SqliteStore implements Store {
     return obj;
   }
 
-  async list<R extends Resource>(
-    resource: R,
-    options: { prefix?: string } = {},
-  ): Promise<ListResult<ResourceTypes[R]>> {
+  async list<R extends Resource>(resource: R, options: ListOptions = {}): Promise<ListResult<ResourceTypes[R]>> {
+    this.#assertOpen();
     const prefix = options.prefix ?? '';
-    // One connection and synchronous reads: nothing can commit between the rows and the revision.
-    const values = this.#read(() =>
-      prefix === ''
-        ? this.#stmts.listKind.all(resource)
-        : this.#stmts.listRange.all(resource, prefix, prefixEnd(prefix)),
-    );
-    const revision = this.#revision;
-    const items = await parseRows<ResourceTypes[R]>(values);
+    const below = prefix === '' ? undefined : prefixEnd(prefix);
+    const from = options.continueFrom;
+    // Keys are never empty nor equal to a namespace prefix, so "after the prefix" is "every key with it".
+    const after = from !== undefined && from.key > prefix ? from.key : prefix;
+    // One row more than asked tells whether another page follows.
+    const limit = options.limit === undefined ? -1 : options.limit + 1;
+    let revision: number;
+    let rows: PageRow[];
+    if (from === undefined) {
+      // One connection and synchronous reads: nothing can commit between the rows and the revision.
+      rows = this.#read(() => this.#readPage(resource, after, below, limit));
+      revision = this.#revision;
+      if (rows.length === limit) this.#snapshots.hold(revision);
+    } else {
+      revision = from.revision;
+      rows = this.#readLaterPage(resource, revision, after, below, limit);
+    }
+    const more = rows.length === limit;
+    if (more) rows.pop();
+    else if (from !== undefined) this.#snapshots.release(revision);
+    const lastKey = rows.at(-1)?.[0];
+    const items = await parseRows<ResourceTypes[R]>(rows);
     for (const item of items) this.#encoded.recordLazily(item);
-    return { items, revision };
+    return more && lastKey !== undefined
+      ? { items, revision, continueFrom: { key: lastKey, revision } }
+      : { items, revision };
+  }
+
+  /** A page after the first, as of `revision`: from the current rows if its kind has not changed since, else from the list's snapshot. */
+  #readLaterPage(
+    resource: Resource,
+    revision: number,
+    after: string,
+    below: string | undefined,
+    limit: number,
+  ): PageRow[] {
+    if (!Number.isSafeInteger(revision) || revision < 1 || revision > this.#revision) {
+      throw invalidContinueError(`names revision ${revision}, which this store has not reached`);
+    }
+    if ((this.#newestWrite.get(resource) ?? this.#openedAt) <= revision) {
+      this.#snapshots.touch(revision);
+      return this.#read(() => this.#readPage(resource, after, below, limit));
+    }
+    const read = this.#snapshots.reader(revision);
+    if (read === undefined) throw listExpiredError(`the snapshot of this list at revision ${revision} expired`);
+    return this.#read(() => read(resource, after, below, limit));
   }
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
@@ -232,6 +286,11 @@ export class SqliteStore implements Store {
     return databaseStats(this.#db, this.path, this.#stmts);
   }
 
+  /** Paged lists whose snapshot is open (list-snapshots.ts), for tests and diagnostics. */
+  get openListSnapshots(): number {
+    return this.#snapshots.size;
+  }
+
   /** The connection itself, for tests and diagnostics only: writing through it bypasses revisions and watches. */
   get database(): Database.Database {
     return this.#db;
@@ -250,6 +309,7 @@ export class SqliteStore implements Store {
     this.#closed = true;
     this.#stopCompaction.abort();
     await this.#compactionLoop;
+    this.#snapshots.closeAll();
     try {
       checkpoint(this.#db, 'TRUNCATE');
     } catch (err) {
@@ -284,6 +344,7 @@ export class SqliteStore implements Store {
       return;
     }
     this.#revision = result.revision;
+    for (const change of result.changes) this.#newestWrite.set(change.resource, change.revision);
     this.#bases.commit(result.staged);
     this.#remember(batch, result);
     this.#settle(batch, result);
@@ -351,8 +412,11 @@ export class SqliteStore implements Store {
       if (this.#closed) return;
       try {
         this.compact();
-        // TRUNCATE resets the WAL to zero bytes; with writes waiting, a PASSIVE pass does not hold them up.
-        checkpoint(this.#db, this.#queue.length === 0 ? 'TRUNCATE' : 'PASSIVE');
+        this.#snapshots.expire();
+        // TRUNCATE resets the WAL to zero bytes; with writes waiting, a PASSIVE pass does not hold them up. A list
+        // snapshot is a reader TRUNCATE would wait for (busy_timeout, on the event loop): PASSIVE never waits.
+        const quiet = this.#queue.length === 0 && this.#snapshots.size === 0;
+        checkpoint(this.#db, quiet ? 'TRUNCATE' : 'PASSIVE');
       } catch (err) {
         this.#log.warn({ err }, 'change-log compaction failed; retrying at the next interval');
       }
@@ -367,13 +431,13 @@ const LIST_PARSE_CHUNK = 2000;
  * One JSON.parse per row. The rows were read in one synchronous call (so they are one revision); parsing, the
  * expensive part, gives the event loop a turn between chunks, so other requests are answered meanwhile.
  */
-async function parseRows<T>(values: string[]): Promise<T[]> {
-  const items = new Array<T>(values.length);
-  for (let i = 0; i < values.length; i++) {
+async function parseRows<T>(rows: PageRow[]): Promise<T[]> {
+  const items = new Array<T>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
     if (i > 0 && i % LIST_PARSE_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    items[i] = JSON.parse(values[i] as string) as T;
+    items[i] = JSON.parse((rows[i] as PageRow)[1]) as T;
     // Drop each row's text once parsed: a 100k-node list would otherwise hold both forms until the end.
-    (values as unknown[])[i] = undefined;
+    (rows as unknown[])[i] = undefined;
   }
   return items;
 }
