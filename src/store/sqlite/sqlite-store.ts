@@ -2,8 +2,6 @@ import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../core/clock.js';
 import {
   InternalError,
-  invalidContinueError,
-  listExpiredError,
   NotFoundError,
   ServiceUnavailableError,
   ShepherdError,
@@ -24,10 +22,10 @@ import {
 import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
-import { ListSnapshots, pageReader, type PageReader } from './list-snapshots.js';
+import { PagedLists, parseRows } from './paged-lists.js';
 import { RecentObjects } from './recent-objects.js';
 import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
-import { prepareStatements, type PageRow, type Statements } from './statements.js';
+import { prepareStatements, type Statements } from './statements.js';
 import { sqliteWatch } from './sqlite-watch.js';
 import { applyBatch, ChangeEntry, type PendingWrite, type WriteOp } from './write-batch.js';
 
@@ -89,14 +87,7 @@ export class SqliteStore implements Store {
   readonly #recent: RecentObjects;
   readonly #bases: DeltaBases;
   readonly #deltaWindow: number;
-  readonly #readPage: PageReader;
-  readonly #snapshots: ListSnapshots;
-  /**
-   * Per kind, the newest revision that wrote one of its objects (kinds not written since open: the revision at
-   * open). A later list page at a revision no newer write of its kind followed reads the current rows.
-   */
-  readonly #newestWrite = new Map<Resource, number>();
-  readonly #openedAt: number;
+  readonly #lists: PagedLists;
   readonly #readChanges: (
     resource: Resource,
     after: number,
@@ -132,10 +123,10 @@ export class SqliteStore implements Store {
     if (!meta) throw new InternalError(`database ${this.path} has no meta row: it is not a shepherd database`);
     this.#revision = meta.revision;
     this.#compacted = meta.compacted_revision;
-    this.#openedAt = meta.revision;
-    this.#readPage = pageReader(this.#stmts.page);
-    const snapshotOptions = { ttlMs: options.listSnapshotTtlMs, max: options.maxListSnapshots };
-    this.#snapshots = new ListSnapshots(this.path, { clock: this.#clock, log: this.#log }, snapshotOptions);
+    this.#lists = new PagedLists(
+      { path: this.path, page: this.#stmts.page, clock: this.#clock, log: this.#log, revision: meta.revision },
+      { ttlMs: options.listSnapshotTtlMs, max: options.maxListSnapshots },
+    );
     this.#compactionLoop = this.#runCompaction(options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS);
   }
 
@@ -154,54 +145,13 @@ export class SqliteStore implements Store {
   }
 
   async list<R extends Resource>(resource: R, options: ListOptions = {}): Promise<ListResult<ResourceTypes[R]>> {
-    this.#assertOpen();
-    const prefix = options.prefix ?? '';
-    const below = prefix === '' ? undefined : prefixEnd(prefix);
-    const from = options.continueFrom;
-    // Keys are never empty nor equal to a namespace prefix, so "after the prefix" is "every key with it".
-    const after = from !== undefined && from.key > prefix ? from.key : prefix;
-    // One row more than asked tells whether another page follows.
-    const limit = options.limit === undefined ? -1 : options.limit + 1;
-    let revision: number;
-    let rows: PageRow[];
-    if (from === undefined) {
-      // One connection and synchronous reads: nothing can commit between the rows and the revision.
-      rows = this.#read(() => this.#readPage(resource, after, below, limit));
-      revision = this.#revision;
-      if (rows.length === limit) this.#snapshots.hold(revision);
-    } else {
-      revision = from.revision;
-      rows = this.#readLaterPage(resource, revision, after, below, limit);
-    }
-    const more = rows.length === limit;
-    if (more) rows.pop();
-    else if (from !== undefined) this.#snapshots.release(revision);
-    const lastKey = rows.at(-1)?.[0];
-    const items = await parseRows<ResourceTypes[R]>(rows);
+    // One connection and synchronous reads: nothing can commit between the rows and the revision.
+    const page = this.#read(() => this.#lists.read(resource, options, this.#revision));
+    const items = await parseRows<ResourceTypes[R]>(page.rows);
     for (const item of items) this.#encoded.recordLazily(item);
-    return more && lastKey !== undefined
-      ? { items, revision, continueFrom: { key: lastKey, revision } }
-      : { items, revision };
-  }
-
-  /** A page after the first, as of `revision`: from the current rows if its kind has not changed since, else from the list's snapshot. */
-  #readLaterPage(
-    resource: Resource,
-    revision: number,
-    after: string,
-    below: string | undefined,
-    limit: number,
-  ): PageRow[] {
-    if (!Number.isSafeInteger(revision) || revision < 1 || revision > this.#revision) {
-      throw invalidContinueError(`names revision ${revision}, which this store has not reached`);
-    }
-    if ((this.#newestWrite.get(resource) ?? this.#openedAt) <= revision) {
-      this.#snapshots.touch(revision);
-      return this.#read(() => this.#readPage(resource, after, below, limit));
-    }
-    const read = this.#snapshots.reader(revision);
-    if (read === undefined) throw listExpiredError(`the snapshot of this list at revision ${revision} expired`);
-    return this.#read(() => read(resource, after, below, limit));
+    return page.continueFrom === undefined
+      ? { items, revision: page.revision }
+      : { items, revision: page.revision, continueFrom: page.continueFrom };
   }
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
@@ -288,7 +238,7 @@ export class SqliteStore implements Store {
 
   /** Paged lists whose snapshot is open (list-snapshots.ts), for tests and diagnostics. */
   get openListSnapshots(): number {
-    return this.#snapshots.size;
+    return this.#lists.openSnapshots;
   }
 
   /** The connection itself, for tests and diagnostics only: writing through it bypasses revisions and watches. */
@@ -309,7 +259,7 @@ export class SqliteStore implements Store {
     this.#closed = true;
     this.#stopCompaction.abort();
     await this.#compactionLoop;
-    this.#snapshots.closeAll();
+    this.#lists.closeAll();
     try {
       checkpoint(this.#db, 'TRUNCATE');
     } catch (err) {
@@ -344,7 +294,7 @@ export class SqliteStore implements Store {
       return;
     }
     this.#revision = result.revision;
-    for (const change of result.changes) this.#newestWrite.set(change.resource, change.revision);
+    for (const change of result.changes) this.#lists.noteWrite(change.resource, change.revision);
     this.#bases.commit(result.staged);
     this.#remember(batch, result);
     this.#settle(batch, result);
@@ -412,34 +362,16 @@ export class SqliteStore implements Store {
       if (this.#closed) return;
       try {
         this.compact();
-        this.#snapshots.expire();
+        this.#lists.expire();
         // TRUNCATE resets the WAL to zero bytes; with writes waiting, a PASSIVE pass does not hold them up. A list
         // snapshot is a reader TRUNCATE would wait for (busy_timeout, on the event loop): PASSIVE never waits.
-        const quiet = this.#queue.length === 0 && this.#snapshots.size === 0;
+        const quiet = this.#queue.length === 0 && this.#lists.openSnapshots === 0;
         checkpoint(this.#db, quiet ? 'TRUNCATE' : 'PASSIVE');
       } catch (err) {
         this.#log.warn({ err }, 'change-log compaction failed; retrying at the next interval');
       }
     }
   }
-}
-
-/** Rows parsed per event-loop turn when listing: a 100k-object list must not hold up /readyz or renewals. */
-const LIST_PARSE_CHUNK = 2000;
-
-/**
- * One JSON.parse per row. The rows were read in one synchronous call (so they are one revision); parsing, the
- * expensive part, gives the event loop a turn between chunks, so other requests are answered meanwhile.
- */
-async function parseRows<T>(rows: PageRow[]): Promise<T[]> {
-  const items = new Array<T>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    if (i > 0 && i % LIST_PARSE_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    items[i] = JSON.parse((rows[i] as PageRow)[1]) as T;
-    // Drop each row's text once parsed: a 100k-node list would otherwise hold both forms until the end.
-    (rows as unknown[])[i] = undefined;
-  }
-  return items;
 }
 
 function storageError(err: unknown): Error {
@@ -451,9 +383,4 @@ function storageError(err: unknown): Error {
   }
   if (err instanceof ShepherdError) return err;
   return new InternalError(`storage failed unexpectedly: ${String(err)}`, { cause: err });
-}
-
-/** Smallest string above every key that starts with `prefix` (keys are ASCII names). */
-function prefixEnd(prefix: string): string {
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
