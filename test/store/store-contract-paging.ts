@@ -150,4 +150,19 @@ export function pagingContract(backend: () => ContractBackend): void {
       'a new list works',
     );
   });
+
+  it('page after page read in-process lets the event loop turn between pages', async () => {
+    await Promise.all(Array.from({ length: 300 }, (_, i) => store().create('nodes', node(`n${i}`))));
+    let turns = 0;
+    let done = false;
+    const tick = (): void => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const pages = await allPages(store(), 'nodes', { limit: 20 });
+    done = true;
+    assert.equal(pages.length, 15);
+    assert.ok(turns >= pages.length - 1, `${turns} turns of the event loop over ${pages.length} pages`);
+  });
 }
