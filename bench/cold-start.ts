@@ -8,10 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatTime } from '../src/core/clock.js';
-import type { Lease } from '../src/core/lease.js';
-import { ZONE_LABEL, type Node } from '../src/core/node.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import { median, ROOT } from './lib.js';
+import { benchLease, benchNode, median, ROOT } from './lib.js';
 import { machine, procSample } from './proc-stats.js';
 
 const { values } = parseArgs({
@@ -32,46 +30,8 @@ async function buildDb(path: string): Promise<number> {
   for (let i = 0; i < n; i += BATCH) {
     const writes: Promise<unknown>[] = [];
     for (let j = i; j < Math.min(n, i + BATCH); j++) {
-      const name = `node-${String(j).padStart(6, '0')}`;
-      const node: Node = {
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: {
-          name,
-          uid: `00000000-0000-4000-8000-${String(j).padStart(12, '0')}`,
-          resourceVersion: '',
-          creationTimestamp: at,
-          labels: { [ZONE_LABEL]: `zone-${j % 3}` },
-        },
-        spec: {},
-        status: {
-          conditions: ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => ({
-            type,
-            status: type === 'Ready' ? ('True' as const) : ('False' as const),
-            reason: 'AgentReady',
-            message: 'ok',
-            lastHeartbeatTime: at,
-            lastTransitionTime: at,
-          })),
-          nodeInfo: { agentVersion: '0.1.0', hostname: name, os: 'linux', arch: 'amd64' },
-          addresses: [
-            { type: 'InternalIP', address: `10.0.${(j >> 8) & 255}.${j & 255}` },
-            { type: 'Hostname', address: name },
-          ],
-        },
-      };
-      const lease: Lease = {
-        apiVersion: 'coordination/v1',
-        kind: 'Lease',
-        metadata: {
-          name,
-          namespace: 'node-lease',
-          uid: `10000000-0000-4000-8000-${String(j).padStart(12, '0')}`,
-          resourceVersion: '',
-          creationTimestamp: at,
-        },
-        spec: { holderIdentity: name, leaseDurationSeconds: 40, acquireTime: at, renewTime: at },
-      };
+      const node = benchNode(j, at);
+      const lease = benchLease(j, at);
       writes.push(store.create('nodes', node), store.create('leases', lease));
     }
     await Promise.all(writes);

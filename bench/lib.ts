@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
+import type { Lease } from '../src/core/lease.js';
+import { ZONE_LABEL, type Node } from '../src/core/node.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 
@@ -134,4 +136,53 @@ export async function createLeases(
     out.push({ name, rv: body.metadata.resourceVersion });
   }
   return out;
+}
+
+/** Node number `j` of a benchmark fleet (`node-000042`), Ready, with the status an agent reports (~1 KB of JSON). */
+export function benchNode(j: number, at: string): Node {
+  const name = `node-${String(j).padStart(6, '0')}`;
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      uid: `00000000-0000-4000-8000-${String(j).padStart(12, '0')}`,
+      resourceVersion: '',
+      creationTimestamp: at,
+      labels: { [ZONE_LABEL]: `zone-${j % 3}` },
+    },
+    spec: {},
+    status: {
+      conditions: ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => ({
+        type,
+        status: type === 'Ready' ? ('True' as const) : ('False' as const),
+        reason: 'AgentReady',
+        message: 'ok',
+        lastHeartbeatTime: at,
+        lastTransitionTime: at,
+      })),
+      nodeInfo: { agentVersion: '0.1.0', hostname: name, os: 'linux', arch: 'amd64' },
+      addresses: [
+        { type: 'InternalIP', address: `10.0.${(j >> 8) & 255}.${j & 255}` },
+        { type: 'Hostname', address: name },
+      ],
+    },
+  };
+}
+
+/** The node lease of benchNode(j). */
+export function benchLease(j: number, at: string): Lease {
+  const name = `node-${String(j).padStart(6, '0')}`;
+  return {
+    apiVersion: 'coordination/v1',
+    kind: 'Lease',
+    metadata: {
+      name,
+      namespace: 'node-lease',
+      uid: `10000000-0000-4000-8000-${String(j).padStart(12, '0')}`,
+      resourceVersion: '',
+      creationTimestamp: at,
+    },
+    spec: { holderIdentity: name, leaseDurationSeconds: 40, acquireTime: at, renewTime: at },
+  };
 }

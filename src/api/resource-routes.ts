@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError } from '../core/errors.js';
 import { KIND_OF, type Resource } from '../core/kinds.js';
 import type { Registry } from '../registry/registry.js';
-import type { DeleteOptions } from '../registry/registry-context.js';
+import { DEFAULT_LIST_LIMIT, type DeleteOptions } from '../registry/registry-context.js';
+import { listBodyStream, type ListHead } from './list-body.js';
 import type { WatchStreams } from './ndjson-watch.js';
 
 /** What every routes file needs. */
@@ -37,9 +38,17 @@ function timeoutSeconds(query: Query): number | undefined {
   return Number(v);
 }
 
+/** `limit`: a whole number; absent, empty or 0 is DEFAULT_LIST_LIMIT (the registry lowers one above the maximum). */
+function listLimit(query: Query): number {
+  const v = queryValue(query, 'limit');
+  if (v === undefined || v === '') return DEFAULT_LIST_LIMIT;
+  if (!/^\d{1,15}$/.test(v)) throw new BadRequestError(`limit "${v}" must be a whole number of items`);
+  return Number(v) === 0 ? DEFAULT_LIST_LIMIT : Number(v);
+}
+
 /**
- * GET on a collection: a list (`{apiVersion, kind: <Kind>List, metadata: {resourceVersion}, items}`), or with
- * `?watch=true|1` an NDJSON watch stream.
+ * GET on a collection: a page of the list (`{apiVersion, kind: <Kind>List, metadata: {resourceVersion, continue?},
+ * items}`, docs/api.md#paging), or with `?watch=true|1` an NDJSON watch stream.
  */
 export async function listOrWatch(
   ctx: RouteContext,
@@ -69,9 +78,14 @@ export async function listOrWatch(
         }),
     });
   }
-  const list = await ctx.registry.list(resource, { labelSelector, fieldSelector, namespace });
+  const limit = listLimit(query);
+  const token = queryValue(query, 'continue');
+  const list = await ctx.registry.list(resource, { labelSelector, fieldSelector, namespace, limit, continue: token });
   const { apiVersion, listKind } = KIND_OF[resource];
-  return { apiVersion, kind: listKind, metadata: { resourceVersion: list.resourceVersion }, items: list.items };
+  const head: ListHead = { apiVersion, kind: listKind, metadata: { resourceVersion: list.resourceVersion } };
+  if (list.continue !== undefined) head.metadata.continue = list.continue;
+  // The page is read whole before the answer starts (its status is known), then sent as a stream of chunks.
+  return reply.type('application/json; charset=utf-8').send(listBodyStream(ctx.registry.store, head, list.items));
 }
 
 /** `gracePeriodSeconds` from the query (a string) or the body (a number): a whole number of seconds, 0 or more. */

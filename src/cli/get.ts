@@ -3,7 +3,15 @@ import { watchWithResume } from '../client/watch-resume.js';
 import { isReason } from '../core/errors.js';
 import type { AnyObject, Resource } from '../core/kinds.js';
 import { CliError, type CliDeps } from './cli-context.js';
-import { encodeObject, encodeWatched, isTableFormat, listObject, objectName, type OutputFormat } from './output.js';
+import {
+  encodeObject,
+  encodeWatched,
+  isTableFormat,
+  ListDocumentWriter,
+  listObject,
+  objectName,
+  type OutputFormat,
+} from './output.js';
 import { resourceClient, viewFor, type ResourceView } from './resource-views.js';
 import { singularOf } from './resource-names.js';
 import { TablePrinter, type Cell } from './table-printer.js';
@@ -40,6 +48,9 @@ interface Fetched {
 export async function runGet(deps: CliDeps, o: GetOptions): Promise<number> {
   const rc = resourceClient(deps.client, o.resource, o.namespace);
   const view = viewFor(o.resource, deps, o.output === 'wide');
+  if (!o.watch && o.names.length === 0 && view.paged) {
+    return printPages(deps, o, rc, view, new TablePrinter(view.headers, { noHeaders: o.noHeaders ?? false }));
+  }
   const fetched = o.watch || o.names.length === 0 ? await fetchList(deps, rc, o) : await fetchNamed(deps, rc, o.names);
   const items = view.sort(fetched.items.filter((x) => keep(o, x)));
   const withEvents = o.outputWatchEvents === true && o.watch === true;
@@ -52,6 +63,51 @@ export async function runGet(deps: CliDeps, o: GetOptions): Promise<number> {
   if (!o.watch) return fetched.missing.length > 0 ? 1 : 0;
   await follow(deps, o, rc, view, table, fetched.items, fetched.resourceVersion);
   return 0;
+}
+
+/**
+ * A list printed a page at a time as the pages arrive, in the server's (name) order. A table takes its column
+ * widths from the first page (500 rows) and widens a column only for a wider cell after it, whose line then
+ * stands out of line with those before, as kubectl's chunked `get` does; json and yaml write the very document a
+ * whole list gives.
+ */
+async function printPages(
+  deps: CliDeps,
+  o: GetOptions,
+  rc: ResourceClient<AnyObject>,
+  view: ResourceView,
+  table: TablePrinter,
+): Promise<number> {
+  const doc = o.output === 'json' || o.output === 'yaml' ? new ListDocumentWriter(o.output, deps.out) : undefined;
+  let resourceVersion: string | undefined;
+  let printed = 0;
+  try {
+    for await (const page of rc.listPages({ ...listOptions(o), ...(deps.signal ? { signal: deps.signal } : {}) })) {
+      resourceVersion ??= page.metadata.resourceVersion;
+      const items = view.sort(page.items.filter((x) => keep(o, x)));
+      printed += items.length;
+      if (doc) doc.items(items);
+      else if (o.output === 'name') deps.out.write(items.map((x) => `${objectName(o.resource, x)}\n`).join(''));
+      else if (items.length > 0) deps.out.write(table.format(await view.rows(items)));
+    }
+  } catch (err) {
+    if (!isReason(err, 'Gone')) throw err;
+    throw new CliError('the list expired on the server while it was being printed; run the command again', {
+      cause: err,
+    });
+  }
+  if (doc) doc.end(resourceVersion ?? '');
+  else if (printed === 0) await printNothingFound(deps, o, view);
+  return 0;
+}
+
+async function printNothingFound(deps: CliDeps, o: GetOptions, view: ResourceView): Promise<void> {
+  deps.err.write('No resources found\n');
+  // Who leads (or that the controller is holding back) matters most when nothing is listed yet.
+  if (o.output !== 'name') {
+    const footer = await view.footer([]);
+    if (footer.length > 0) deps.out.write(`${footer.join('\n')}\n`);
+  }
 }
 
 /**
@@ -138,14 +194,7 @@ async function printInitial(
     return;
   }
   if (items.length === 0) {
-    if (!o.watch && o.names.length === 0) {
-      deps.err.write('No resources found\n');
-      // Who leads (or that the controller is holding back) matters most when nothing is listed yet.
-      if (o.output !== 'name') {
-        const footer = await view.footer(items);
-        if (footer.length > 0) deps.out.write(`${footer.join('\n')}\n`);
-      }
-    }
+    if (!o.watch && o.names.length === 0) await printNothingFound(deps, o, view);
     return;
   }
   if (o.output === 'name') {

@@ -9,6 +9,7 @@ import type { Zone } from '../core/zone.js';
 import { age } from './age.js';
 import type { CliDeps } from './cli-context.js';
 import { EVENT_HEADERS, eventRow, sortEventsNewestFirst } from './event-table.js';
+import { LeaseLookup } from './lease-lookup.js';
 import { LEASE_HEADERS, LEASE_WIDE_HEADERS, leaseRow } from './lease-table.js';
 import { NODE_HEADERS, NODE_WIDE_HEADERS, nodeRow } from './node-table.js';
 import type { Cell } from './table-printer.js';
@@ -20,10 +21,15 @@ export const CONTROLLER_LEADER_LEASE = 'shepherd-node-lifecycle-controller';
 /** How one resource is shown as a table: columns, order, and the related objects a row needs. */
 export interface ResourceView {
   headers: string[];
+  /**
+   * Rows come in the server's order (by name) and nothing is printed under them, so a list is printed a page at a
+   * time as it arrives; otherwise (a sort over the whole list, a footer) it is gathered first.
+   */
+  paged: boolean;
   /** Under -w: per column, the widest value a later change may bring (see TablePrinter's reserve). */
   watchReserve: Array<string | undefined>;
   sort(items: AnyObject[]): AnyObject[];
-  /** Rows for a listed batch (nodes fetch their leases once for the whole batch). */
+  /** Rows for a listed batch; successive batches of a paged view come in name order (nodes read their leases alongside). */
   rows(items: AnyObject[]): Promise<Cell[][]>;
   /** The row for one watched change (nodes re-read that node's lease so LAST HEARTBEAT is current). */
   rowFor(obj: AnyObject, deleted: boolean): Promise<Cell[]>;
@@ -64,15 +70,17 @@ export async function getOptional<T>(
   }
 }
 
+// Code-unit order, as the server lists (names are ASCII): a page sorted alone sorts as the whole list does.
 const byName = (items: AnyObject[]): AnyObject[] =>
-  [...items].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+  [...items].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
 
 export function viewFor(resource: Resource, deps: CliDeps, wide: boolean): ResourceView {
   const now = deps.now();
-  const plain = (row: (o: AnyObject) => Cell[], headers: string[], sort = byName): ResourceView => ({
+  const plain = (row: (o: AnyObject) => Cell[], headers: string[], sort?: ResourceView['sort']): ResourceView => ({
     headers,
+    paged: sort === undefined,
     watchReserve: [],
-    sort,
+    sort: sort ?? byName,
     rows: async (items) => items.map(row),
     rowFor: async (o) => row(o),
     footer: async () => [],
@@ -91,6 +99,7 @@ export function viewFor(resource: Resource, deps: CliDeps, wide: boolean): Resou
     case 'zones':
       return {
         ...plain((o) => zoneRow(o as Zone, now, wide), wide ? ZONE_WIDE_HEADERS : ZONE_HEADERS),
+        paged: false,
         footer: async (items) => {
           const leader = await getOptional(deps.client.leases(SYSTEM_NAMESPACE), CONTROLLER_LEADER_LEASE, deps.signal);
           return zoneFooter(items as Zone[], leader);
@@ -106,10 +115,12 @@ export function viewFor(resource: Resource, deps: CliDeps, wide: boolean): Resou
 
 function nodeView(deps: CliDeps, wide: boolean): ResourceView {
   const leases = deps.client.leases(NODE_LEASE_NAMESPACE);
+  const lookup = new LeaseLookup(leases, deps.signal);
   const row = (n: AnyObject, lease: Lease | undefined): Cell[] =>
     nodeRow(n as Node, lease, deps.now(), deps.colour, wide);
   return {
     headers: wide ? NODE_WIDE_HEADERS : NODE_HEADERS,
+    paged: true,
     // A node that is cordoned and goes NotReady has the widest STATUS; a lost lease shows <unknown>.
     watchReserve: (wide ? NODE_WIDE_HEADERS : NODE_HEADERS).map((h) =>
       h === 'STATUS' ? 'NotReady,SchedulingDisabled' : h === 'LAST HEARTBEAT' ? '<unknown>' : undefined,
@@ -117,15 +128,12 @@ function nodeView(deps: CliDeps, wide: boolean): ResourceView {
     sort: byName,
     rows: async (items) => {
       if (items.length === 0) return [];
-      // One list instead of a GET per node; a single node reads its own lease.
-      const byNode = new Map<string, Lease>();
+      // One list read alongside instead of a GET per node; a single node reads its own lease.
       if (items.length === 1) {
-        const l = await getOptional(leases, (items[0] as AnyObject).metadata.name, deps.signal);
-        if (l) byNode.set(l.metadata.name, l);
-      } else {
-        for (const l of (await leases.list(deps.signal ? { signal: deps.signal } : {})).items)
-          byNode.set(l.metadata.name, l);
+        const n = items[0] as AnyObject;
+        return [row(n, await getOptional(leases, n.metadata.name, deps.signal))];
       }
+      const byNode = await lookup.forNames(items.map((n) => n.metadata.name));
       return items.map((n) => row(n, byNode.get(n.metadata.name)));
     },
     rowFor: async (n, deleted) => row(n, deleted ? undefined : await getOptional(leases, n.metadata.name, deps.signal)),

@@ -43,12 +43,22 @@ export interface DeleteOptions extends RequestOptions {
   resourceVersion?: string;
 }
 
-export interface ListOptions extends RequestOptions {
+export interface SelectorOptions extends RequestOptions {
   labelSelector?: string;
   fieldSelector?: string;
 }
 
-export interface WatchRequest extends ListOptions {
+export interface ListOptions extends SelectorOptions {
+  /**
+   * One page of at most this many items (the server lowers it to its maximum, docs/api.md#paging), with
+   * `metadata.continue` while more remain. `list()` without it reads every page.
+   */
+  limit?: number;
+  /** The `metadata.continue` of the previous page: the next page, at that page's resourceVersion. */
+  continue?: string;
+}
+
+export interface WatchRequest extends SelectorOptions {
   /** Watch changes after this resourceVersion; "" or "0" starts with an ADDED for every current object. */
   resourceVersion?: string;
   allowWatchBookmarks?: boolean;
@@ -57,7 +67,8 @@ export interface WatchRequest extends ListOptions {
 export interface ObjectList<T> {
   apiVersion: string;
   kind: string;
-  metadata: { resourceVersion: string };
+  /** `continue` is set on a page after which more remain. */
+  metadata: { resourceVersion: string; continue?: string };
   items: T[];
 }
 
@@ -77,7 +88,16 @@ export type Writable<T> = T extends { metadata: infer M }
 
 export interface ResourceClient<T> {
   get(name: string, options?: RequestOptions): Promise<T>;
+  /**
+   * With `limit`: one page. Without: every page (of DEFAULT_PAGE_SIZE) at one resourceVersion, as one list; a list
+   * that expires under it (410 Gone between pages) is started again from the first page, a few times at most.
+   */
   list(options?: ListOptions): Promise<ObjectList<T>>;
+  /**
+   * The pages of one list in order, all at the first page's resourceVersion, for callers that handle a page at a
+   * time (`limit`: the page size, default DEFAULT_PAGE_SIZE). Throws GoneError when the list expires midway.
+   */
+  listPages(options?: ListOptions): AsyncIterable<ObjectList<T>>;
   create(obj: Writable<T>, options?: RequestOptions): Promise<T>;
   /** PUT: obj.metadata.resourceVersion is required (optimistic locking). */
   update(obj: Writable<T>, options?: RequestOptions): Promise<T>;

@@ -28,6 +28,7 @@ import type {
 import { HttpTransport } from './http-transport.js';
 import { LeaseClients } from './lease-clients.js';
 import { NamespacedClients, spanningDeploymentClient, spanningPodClient } from './namespaced-clients.js';
+import { listAll, listPages } from './list-pages.js';
 import { ndjsonLines, parseWatchLine } from './ndjson.js';
 import { classifyNetworkError } from './network-errors.js';
 
@@ -139,7 +140,20 @@ export class HttpResourceClient<T> implements ResourceClient<T> {
   }
 
   list(options?: ListOptions): Promise<ObjectList<T>> {
-    const query = { labelSelector: options?.labelSelector, fieldSelector: options?.fieldSelector };
+    return listAll((o) => this.#page(o), options);
+  }
+
+  listPages(options?: ListOptions): AsyncIterable<ObjectList<T>> {
+    return listPages((o) => this.#page(o), options);
+  }
+
+  #page(options: ListOptions): Promise<ObjectList<T>> {
+    const query = {
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      limit: options.limit === undefined ? undefined : String(options.limit),
+      continue: options.continue,
+    };
     return this.transport.request<ObjectList<T>>({ method: 'GET', path: this.base, query, ...signalOf(options) });
   }
 

@@ -1,7 +1,8 @@
 import { abortError, isAbortError, type Clock } from '../core/clock.js';
+import { GoneError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
-import type { ObjectList, ResourceClient, WatchEvent } from './api-client.js';
+import type { ResourceClient, WatchEvent } from './api-client.js';
 import { ReconnectBackoff, type BackoffPolicy } from './backoff.js';
 import type { ObjectCache } from './object-cache.js';
 import { watchWithResume } from './watch-resume.js';
@@ -24,10 +25,14 @@ export type InformerHandler<T> = (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T
 
 type Meta = { metadata: { name: string; namespace?: string; resourceVersion: string } };
 
+/** A list that expires between its pages (410) is started again from its first page this often. */
+const LIST_ATTEMPTS = 3;
+
 /**
  * The list + watch cache the controller reads through (client-go's SharedInformer + Reflector):
  * list, then watch from the list's resourceVersion with bookmarks; when a stream ends, resume from the last
- * resourceVersion seen; on Gone, relist, replace the cache and emit the difference; on errors back off.
+ * resourceVersion seen; on Gone, relist, bring the cache to the list and emit the difference; on errors back off.
+ * Lists are read in pages straight into the cache, so a large kind is never held twice.
  *
  * `lastSyncResourceVersion()` advances with the list, every watch event and every bookmark (client-go's
  * `LastStoreSyncResourceVersion`), and only then: while the watch is stalled it stays put, which is what lets
@@ -141,13 +146,12 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
   async #listAndWatch(signal: AbortSignal, policy: BackoffPolicy, random: Random): Promise<void> {
     const { client, labelSelector } = this.#options;
     const selector = labelSelector === undefined ? {} : { labelSelector };
-    const list = await client.list({ ...selector, signal });
-    this.#replace(list);
+    const resourceVersion = await this.#list(signal);
     const events = watchWithResume(client, {
       ...selector,
-      resourceVersion: list.metadata.resourceVersion,
+      resourceVersion,
       allowWatchBookmarks: true,
-      onRelist: (l) => this.#replace(l),
+      relist: () => this.#list(signal),
       signal,
       clock: this.#options.clock,
       random,
@@ -158,24 +162,64 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
     for await (const ev of events) this.#apply(ev);
   }
 
-  /** Swaps the cache for a list (initial list or relist after Gone) and emits the difference in key order. */
-  #replace(list: ObjectList<T>): void {
-    const fresh = new Map(list.items.map((o) => [this.#options.keyOf(o), o]));
-    const old = new Map(this.#cache);
-    this.#cache.clear();
-    this.#sorted = undefined;
-    for (const [k, v] of fresh) this.#cache.set(k, v);
-    this.#lastSyncRV = list.metadata.resourceVersion;
-    this.#log.debug({ resourceVersion: this.#lastSyncRV, items: fresh.size }, 'listed');
-    for (const key of [...new Set([...old.keys(), ...fresh.keys()])].sort()) {
-      const before = old.get(key);
-      const after = fresh.get(key);
-      if (after === undefined) this.#emit('DELETED', before!, before);
-      else if (before === undefined) this.#emit('ADDED', after, undefined);
-      else if (before.metadata.resourceVersion !== after.metadata.resourceVersion)
-        this.#emit('MODIFIED', after, before);
+  /** Lists into the cache (initial list or relist after Gone), starting again if the list expires midway. */
+  async #list(signal: AbortSignal): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#listPages(signal);
+      } catch (err) {
+        if (!(err instanceof GoneError) || attempt >= LIST_ATTEMPTS || signal.aborted) throw err;
+        this.#log.info({ attempt }, 'the list expired between its pages; listing again');
+      }
     }
+  }
+
+  /**
+   * Brings the cache to one list, page by page, with one copy of each object (client-go's Reflector holds the
+   * whole list, then replaces its store): a listed object replaces the cached one of its key, a cached key the list
+   * passes over is deleted, each change emitted as it is applied, in key order. Pages come in key order, so the
+   * cached keys are walked beside them. `lastSyncResourceVersion` moves to the list's once every page is in; a
+   * list that fails midway leaves what it applied, and the next list corrects the rest.
+   */
+  async #listPages(signal: AbortSignal): Promise<string> {
+    const { client, labelSelector, keyOf } = this.#options;
+    const cached = this.#sorted?.keys ?? [...this.#cache.keys()].sort();
+    const listed = new Set<string>();
+    let next = 0;
+    // Deletes the cached keys before `key` (all that remain, without one) that the list did not hold.
+    const dropBefore = (key: string | undefined): void => {
+      for (; next < cached.length && (key === undefined || (cached[next] as string) < key); next++) {
+        const k = cached[next] as string;
+        if (!listed.has(k)) this.#delete(k);
+      }
+    };
+    let resourceVersion = '';
+    for await (const page of client.listPages({ ...(labelSelector === undefined ? {} : { labelSelector }), signal })) {
+      resourceVersion = page.metadata.resourceVersion;
+      for (const obj of page.items) {
+        const key = keyOf(obj);
+        dropBefore(key);
+        listed.add(key);
+        const old = this.#cache.get(key);
+        if (old !== undefined && old.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
+        this.#cache.set(key, obj);
+        this.#patchSorted(key, old === undefined ? undefined : obj);
+        this.#emit(old === undefined ? 'ADDED' : 'MODIFIED', obj, old);
+      }
+    }
+    dropBefore(undefined);
+    this.#lastSyncRV = resourceVersion;
+    this.#log.debug({ resourceVersion, items: listed.size }, 'listed');
     this.#markSynced();
+    return resourceVersion;
+  }
+
+  #delete(key: string): void {
+    const old = this.#cache.get(key);
+    if (old === undefined) return;
+    this.#cache.delete(key);
+    this.#patchSorted(key, undefined);
+    this.#emit('DELETED', old, old);
   }
 
   #apply(ev: WatchEvent<T>): void {

@@ -26,6 +26,7 @@ import type {
 } from './api-client.js';
 import { LeaseClients } from './lease-clients.js';
 import { NamespacedClients, spanningDeploymentClient, spanningPodClient } from './namespaced-clients.js';
+import { listAll, listPages } from './list-pages.js';
 
 export interface LocalApiClientDeps {
   registry: Registry;
@@ -52,7 +53,9 @@ function registryDeleteOptions(options: DeleteOptions | undefined): RegistryDele
 
 function toList<R extends Resource>(resource: R, list: ListResponse<ResourceTypes[R]>): ObjectList<ResourceTypes[R]> {
   const { apiVersion, listKind } = KIND_OF[resource];
-  return { apiVersion, kind: listKind, metadata: { resourceVersion: list.resourceVersion }, items: list.items };
+  const metadata: ObjectList<unknown>['metadata'] = { resourceVersion: list.resourceVersion };
+  if (list.continue !== undefined) metadata.continue = list.continue;
+  return { apiVersion, kind: listKind, metadata, items: list.items };
 }
 
 /**
@@ -83,12 +86,23 @@ class LocalListWatch<R extends Resource> {
     this.#namespace = namespace;
   }
 
-  async list(options: ListOptions = {}): Promise<ObjectList<ResourceTypes[R]>> {
-    const { labelSelector, fieldSelector } = options;
+  /** In pages through the registry, as over HTTP: the same limits, the same snapshots, the same 410s. */
+  list(options?: ListOptions): Promise<ObjectList<ResourceTypes[R]>> {
+    return listAll((o) => this.#page(o), options);
+  }
+
+  listPages(options?: ListOptions): AsyncIterable<ObjectList<ResourceTypes[R]>> {
+    return listPages((o) => this.#page(o), options);
+  }
+
+  async #page(options: ListOptions): Promise<ObjectList<ResourceTypes[R]>> {
+    const { labelSelector, fieldSelector, limit } = options;
     const list = await this.registry.list(this.#resource, {
       labelSelector,
       fieldSelector,
       namespace: this.#namespace,
+      limit,
+      continue: options.continue,
     });
     return toList(this.#resource, list);
   }

@@ -42,7 +42,7 @@ function namespaceOf(resource: string, obj: { metadata: { name?: string; namespa
   return namespace;
 }
 
-type ListAndWatch<T> = Pick<ResourceClient<T>, 'list' | 'watch'>;
+type ListAndWatch<T> = Pick<ResourceClient<T>, 'list' | 'listPages' | 'watch'>;
 
 /**
  * A client of all namespaces: list and watch span them; create goes to obj.metadata.namespace (else `default`);
@@ -56,6 +56,7 @@ function spanning<T, C extends ResourceClient<T>>(
   return {
     get: async (name) => Promise.reject(nameOnlyError(resource, name)),
     list: (options) => all.list(options),
+    listPages: (options) => all.listPages(options),
     watch: (request) => all.watch(request),
     create: async (obj: Writable<T>, options) => {
       const meta = (obj as { metadata: { namespace?: string } }).metadata;

@@ -20,6 +20,11 @@ export interface WatchResumeOptions<T> {
    * delta events: the caller swaps its whole state for the list.
    */
   onRelist?: (list: ObjectList<T>) => void | Promise<void>;
+  /**
+   * Lists again after Gone however the caller keeps its state, answering the resourceVersion to watch from (the
+   * informer pages straight into its cache). Replaces the built-in list, `onRelist` and the synthetic events.
+   */
+  relist?: () => Promise<string>;
   keyOf?: (obj: T) => string;
   labelSelector?: string;
   fieldSelector?: string;
@@ -66,8 +71,9 @@ export async function* watchWithResume<T extends Versioned>(
     { initialMs: options.backoff?.initialMs ?? 1_000, maxMs: options.backoff?.maxMs ?? 30_000 },
     options.random ?? systemRandom,
   );
-  // Without onRelist we must know every object to compute the delta after a relist.
-  const known = options.onRelist ? undefined : new Map((options.known ?? []).map((o) => [keyOf(o), o]));
+  // Without onRelist or relist we must know every object to compute the delta after a relist.
+  const known =
+    options.onRelist || options.relist ? undefined : new Map((options.known ?? []).map((o) => [keyOf(o), o]));
   let rv = options.resourceVersion ?? '';
   while (!signal?.aborted) {
     let progressed = false;
@@ -90,7 +96,16 @@ export async function* watchWithResume<T extends Versioned>(
     if (signal?.aborted) return;
     if (failure instanceof GoneError) {
       log.info({ resourceVersion: rv }, `watch from resourceVersion ${rv} is too old; relisting`);
-      const list = await relist(client, options, clock, backoff, log);
+      const { relist } = options;
+      if (relist) {
+        const listed = await untilListed(relist, signal, clock, backoff, log);
+        if (listed === undefined) return;
+        rv = listed;
+        backoff.reset();
+        continue;
+      }
+      const listOptions = signal ? { ...selectors(options), signal } : selectors(options);
+      const list = await untilListed(() => client.list(listOptions), signal, clock, backoff, log);
       if (!list) return;
       rv = list.metadata.resourceVersion;
       if (options.onRelist) await options.onRelist(list);
@@ -118,17 +133,17 @@ function selectors<T>(options: WatchResumeOptions<T>): { labelSelector?: string;
   };
 }
 
-async function relist<T>(
-  client: ResourceClient<T>,
-  options: WatchResumeOptions<T>,
+/** Runs `list` until it succeeds, waiting out transient errors; undefined once the signal aborts. */
+async function untilListed<L>(
+  list: () => Promise<L>,
+  signal: AbortSignal | undefined,
   clock: Clock,
   backoff: ReconnectBackoff,
   log: Logger,
-): Promise<ObjectList<T> | undefined> {
-  const { signal } = options;
+): Promise<L | undefined> {
   for (;;) {
     try {
-      return await client.list(signal ? { ...selectors(options), signal } : selectors(options));
+      return await list();
     } catch (err) {
       if (signal?.aborted || isAbortError(err)) return undefined;
       if (!isTransientError(err)) throw err;

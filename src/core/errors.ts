@@ -138,6 +138,19 @@ export function invalidResourceVersionError(from: number): BadRequestError {
   return new BadRequestError(`invalid resource version ${String(from)}: use a non-negative integer`);
 }
 
+/**
+ * A later page of a list whose revision can no longer be read (docs/api.md#paging): `why` says what expired; the
+ * client lists again from the first page (Kubernetes' "continue parameter is too old" 410).
+ */
+export function listExpiredError(why: string): GoneError {
+  return new GoneError(`${why}: start the list again without continue`);
+}
+
+/** A continue token the server cannot have handed out for this list (garbled, tampered, or for another list). */
+export function invalidContinueError(why: string): BadRequestError {
+  return new BadRequestError(`the continue token ${why}: start the list again without continue`);
+}
+
 /** Any call on a store after close(). */
 export function storeClosedError(): ServiceUnavailableError {
   return new ServiceUnavailableError('storage is unavailable: the store is closed (the server is shutting down)');

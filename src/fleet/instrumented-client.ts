@@ -75,6 +75,7 @@ function countedResource<T>(inner: ResourceClient<T>, stats: ClientStats): Resou
   return {
     get: (name, o) => counted(stats, () => inner.get(name, o)),
     list: (o) => counted(stats, () => inner.list(o)),
+    listPages: (o) => inner.listPages(o),
     create: (obj, o) => counted(stats, () => inner.create(obj, o)),
     update: (obj, o) => counted(stats, () => inner.update(obj, o)),
     delete: (name, o) => counted(stats, () => inner.delete(name, o)),

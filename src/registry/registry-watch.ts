@@ -1,9 +1,10 @@
 import { BadRequestError } from '../core/errors.js';
 import { KIND_OF, type Resource, type ResourceTypes } from '../core/kinds.js';
 import { namespaceKeyPrefix } from '../core/object-key.js';
-import { parseRevision, type WatchOptions } from '../store/store.js';
+import { parseRevision, type ListContinuation, type WatchOptions } from '../store/store.js';
 import {
   compileFilter,
+  DEFAULT_LIST_LIMIT,
   matchesFilter,
   type ListOptions,
   type ObjectFilter,
@@ -64,23 +65,41 @@ export function watchObjects<R extends Resource>(
   return streamEvents(ctx, plan) as AsyncIterable<RegistryWatchEvent<ResourceTypes[R]>>;
 }
 
+/**
+ * Kubernetes' "resourceVersion unset or 0": the current state as ADDED events, read in pages at one revision (a
+ * page at a time in memory, however large the kind), answering that revision: the watch continues after exactly
+ * it, so nothing is missed or sent twice. GoneError when the list's pages expire under a reader that slow.
+ */
+async function* currentObjects(
+  ctx: RegistryContext,
+  plan: WatchPlan,
+): AsyncGenerator<RegistryWatchEvent<unknown>, number> {
+  const ns = plan.filter.namespace;
+  const prefix = ns === undefined ? {} : { prefix: namespaceKeyPrefix(ns) };
+  let next: ListContinuation | undefined;
+  let revision: number | undefined;
+  do {
+    const page = await ctx.store.list(plan.resource, {
+      ...prefix,
+      limit: DEFAULT_LIST_LIMIT,
+      ...(next === undefined ? {} : { continueFrom: next }),
+    });
+    revision ??= page.revision;
+    for (const object of page.items) {
+      if (matchesFilter(plan.filter, object)) yield { type: 'ADDED', object };
+    }
+    next = page.continueFrom;
+  } while (next !== undefined);
+  return revision;
+}
+
 async function* streamEvents(ctx: RegistryContext, plan: WatchPlan): AsyncGenerator<RegistryWatchEvent<unknown>> {
   const { kind, apiVersion } = KIND_OF[plan.resource];
   const bookmark = (revision: number): RegistryWatchEvent<unknown> => ({
     type: 'BOOKMARK',
     object: { kind, apiVersion, metadata: { resourceVersion: String(revision) } },
   });
-  let from = plan.from;
-  if (from === undefined) {
-    // Kubernetes' "resourceVersion unset or 0": the current state as ADDED events, read at one revision,
-    // then the changes after exactly that revision, so nothing is missed or sent twice.
-    const ns = plan.filter.namespace;
-    const list = await ctx.store.list(plan.resource, ns === undefined ? {} : { prefix: namespaceKeyPrefix(ns) });
-    for (const object of list.items) {
-      if (matchesFilter(plan.filter, object)) yield { type: 'ADDED', object };
-    }
-    from = list.revision;
-  }
+  const from = plan.from ?? (yield* currentObjects(ctx, plan));
   const watchOptions: WatchOptions = {};
   if (plan.signal !== undefined) watchOptions.signal = plan.signal;
   // The store's progress notifications only come when the store stream is idle; they carry a revision every

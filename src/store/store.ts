@@ -16,8 +16,14 @@ import type { Logger } from '../core/logger.js';
 export interface Store {
   /** Throws NotFoundError. */
   get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]>;
-  /** Every object of a kind, sorted by key, read at one revision. `prefix` limits keys (e.g. a lease namespace). */
-  list<R extends Resource>(resource: R, options?: { prefix?: string }): Promise<ListResult<ResourceTypes[R]>>;
+  /**
+   * Objects of a kind, sorted by key, read at one revision. `prefix` limits keys (e.g. a lease namespace).
+   * With `limit`, at most that many, and `continueFrom` set when more remain; passing it back reads the next page
+   * at the first page's revision, so the pages of one list are one consistent read (etcd's paged range at a
+   * revision). Throws GoneError when that revision can no longer be read (history compacted, list snapshot
+   * expired) and BadRequestError for a continuation this store cannot have handed out (a future revision).
+   */
+  list<R extends Resource>(resource: R, options?: ListOptions): Promise<ListResult<ResourceTypes[R]>>;
   /** Throws AlreadyExistsError. Returns the stored object with its new resourceVersion. */
   create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]>;
   /**
@@ -75,9 +81,28 @@ export interface StoreOptions {
 /** 5 min of history: a watch that reconnects within that resumes instead of relisting. */
 export const DEFAULT_HISTORY_RETENTION_MS = 5 * 60_000;
 
+export interface ListOptions {
+  /** Only keys starting with this. */
+  prefix?: string;
+  /** At most this many items (a positive integer); absent: every remaining one. */
+  limit?: number;
+  /** Where the previous page ended: its `continueFrom`. */
+  continueFrom?: ListContinuation;
+}
+
+/** What the next page of a list needs: where the last page ended, and the revision every page is read at. */
+export interface ListContinuation {
+  /** The key of the last item of the previous page; the next page starts after it. */
+  key: string;
+  revision: number;
+}
+
 export interface ListResult<T> {
   items: T[];
+  /** The revision the list is read at: the same on every page. */
   revision: number;
+  /** Set when more items remain after this page. */
+  continueFrom?: ListContinuation;
 }
 
 export interface WatchOptions {

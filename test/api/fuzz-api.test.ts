@@ -54,7 +54,7 @@ const queryPair = fc.oneof(
   fc.constantFrom('token=fz-admin', 'access_token=x'),
   fc
     .tuple(
-      fc.constantFrom('resourceVersion', 'labelSelector', 'fieldSelector', 'timeoutSeconds', 'limit'),
+      fc.constantFrom('resourceVersion', 'labelSelector', 'fieldSelector', 'timeoutSeconds', 'limit', 'continue'),
       fc.string({ maxLength: 30 }),
     )
     .map(([k, v]) => `${k}=${encodeURIComponent(v)}`),
@@ -64,6 +64,9 @@ const queryPair = fc.oneof(
     'labelSelector=%3D%3D%3D',
     'resourceVersion=-1',
     'timeoutSeconds=1e9',
+    'limit=99999999999999999999',
+    // base64url of {"v":1,"r":"nodes","rv":1,"k":"a"}: a well-formed token for a list that never was.
+    'continue=eyJ2IjoxLCJyIjoibm9kZXMiLCJydiI6MSwiayI6ImEifQ',
   ),
 );
 const query = fc.array(queryPair, { maxLength: 2 }).map((pairs) => (pairs.length === 0 ? '' : `?${pairs.join('&')}`));

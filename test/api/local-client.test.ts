@@ -131,4 +131,30 @@ describe('LocalApiClient', () => {
     const stale = client.nodes.watch({ resourceVersion: '1' })[Symbol.asyncIterator]();
     await assert.rejects(stale.next(), GoneError);
   });
+
+  it('lists in pages through the registry: list() follows continue, a limit gives one page, a page expires as over HTTP', async () => {
+    await Promise.all(
+      Array.from({ length: 1100 }, (_, i) => client.nodes.create(node(`p-${String(i).padStart(4, '0')}`))),
+    );
+    const all = await client.nodes.list();
+    assert.equal(all.items.length, 1100);
+    assert.equal(all.metadata.continue, undefined);
+    const first = await client.nodes.list({ limit: 600 });
+    assert.equal(first.items.length, 600);
+    const n = await client.nodes.get('p-0700');
+    await client.nodes.update({ ...n, metadata: { ...n.metadata, labels: { changed: 'yes' } } });
+    const rest = await client.nodes.list({ limit: 600, continue: first.metadata.continue! });
+    assert.equal(rest.items.length, 500);
+    assert.equal(rest.metadata.resourceVersion, first.metadata.resourceVersion);
+    assert.equal(rest.items[100]?.metadata.name, 'p-0700');
+    assert.deepEqual(rest.items[100]?.metadata.labels, {}, 'p-0700 as it was at the first page');
+    const pages: number[] = [];
+    for await (const page of client.nodes.listPages({ limit: 500 })) pages.push(page.items.length);
+    assert.deepEqual(pages, [500, 500, 100]);
+    const again = await client.nodes.list({ limit: 600 });
+    const p800 = await client.nodes.get('p-0800');
+    await client.nodes.update({ ...p800, metadata: { ...p800.metadata, labels: { x: 'y' } } });
+    await t.clock.advance(60_000);
+    await assert.rejects(client.nodes.list({ limit: 600, continue: again.metadata.continue! }), GoneError);
+  });
 });

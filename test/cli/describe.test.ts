@@ -17,6 +17,7 @@ test("describe node: labels, conditions, taints with ages, lease, zone state and
         op: 'list',
         name: '',
         fieldSelector: 'involvedObject.kind=Node,involvedObject.name=node-2',
+        limit: 500,
       },
     ],
     "asks only for this node's events",

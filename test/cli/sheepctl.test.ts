@@ -183,7 +183,13 @@ test('events --for node/NAME --types Warning', async () => {
   const r = await run(['events', '--for', 'node/node-2', '--types', 'warning']);
   assert.equal(r.code, 0);
   assert.deepEqual(r.client.callsOf('events'), [
-    { resource: 'events', op: 'list', name: '', fieldSelector: 'involvedObject.kind=Node,involvedObject.name=node-2' },
+    {
+      resource: 'events',
+      op: 'list',
+      name: '',
+      fieldSelector: 'involvedObject.kind=Node,involvedObject.name=node-2',
+      limit: 500,
+    },
   ]);
   const rows = r.out.trim().split('\n');
   assert.equal(rows.length, 3);

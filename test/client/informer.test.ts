@@ -108,7 +108,7 @@ describe('Informer', () => {
   it('lists, syncs, and watches from the list resourceVersion with bookmarks', async () => {
     assert.equal(informer.hasSynced(), false);
     assert.equal(informer.lastSyncResourceVersion(), '');
-    const w = await start('20', [lease('b', '12'), lease('a', '15')]);
+    const w = await start('20', [lease('a', '15'), lease('b', '12')]);
     assert.equal(informer.hasSynced(), true);
     assert.equal(informer.lastSyncResourceVersion(), '20');
     assert.deepEqual(

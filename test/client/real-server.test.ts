@@ -79,4 +79,33 @@ describe('HttpApiClient against the real API server', () => {
       await running;
     }
   });
+
+  it('lists in pages: list() follows continue, a limit gives one page, listPages streams them', async () => {
+    const names = Array.from({ length: 1234 }, (_, i) => `paged-${String(i).padStart(4, '0')}`);
+    await Promise.all(names.map((n) => t.server.registry.nodes.create(nodeBody(n))));
+    const all = await client.nodes.list({ labelSelector: 'topology.kubernetes.io/zone=z1' });
+    assert.deepEqual(
+      all.items.map((n) => n.metadata.name).filter((n) => n.startsWith('paged-')),
+      names,
+    );
+    assert.equal(all.metadata.continue, undefined);
+    const one = await client.nodes.list({ limit: 10 });
+    assert.equal(one.items.length, 10);
+    assert.equal(typeof one.metadata.continue, 'string');
+    const next = await client.nodes.list({ limit: 10, continue: one.metadata.continue! });
+    assert.equal(next.metadata.resourceVersion, one.metadata.resourceVersion);
+    assert.ok(next.items[0]!.metadata.name > one.items[9]!.metadata.name);
+    const sizes: number[] = [];
+    const rvs = new Set<string>();
+    for await (const page of client.nodes.listPages({ limit: 400 })) {
+      sizes.push(page.items.length);
+      rvs.add(page.metadata.resourceVersion);
+    }
+    assert.equal(
+      sizes.reduce((a, b) => a + b),
+      all.items.length,
+    );
+    assert.ok(sizes.length >= 4 && sizes.slice(0, -1).every((s) => s === 400), String(sizes));
+    assert.equal(rvs.size, 1);
+  });
 });

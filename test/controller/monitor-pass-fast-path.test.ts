@@ -164,7 +164,7 @@ describe('monitor pass fast path', () => {
 
   it('Informer keeps list() and sortedView() sorted and current through adds, updates and deletes', async () => {
     const client = new FakeApiClient();
-    for (const n of ['b', 'd', 'a']) client.put('leases', makeLease(n, 0)); // resourceVersions 1, 2, 3
+    for (const n of ['b', 'd', 'a']) client.put('leases', makeLease(n, 0)); // resourceVersions 2, 3, 4 (a new server is at 1)
     const informer = new Informer<Lease>({
       client: client.leases(),
       clock: new FakeClock(),
@@ -178,22 +178,22 @@ describe('monitor pass fast path', () => {
         what: `the informer at resourceVersion ${rv}`,
         last: () => informer.lastSyncResourceVersion(),
       });
-    await settle(3);
+    await settle(4);
     const view = (): string[] => informer.sortedView().map((l) => `${l.metadata.name}@${l.metadata.resourceVersion}`);
-    assert.deepEqual(view(), ['a@3', 'b@1', 'd@2']);
+    assert.deepEqual(view(), ['a@4', 'b@2', 'd@3']);
     const copy = informer.list();
     client.put('leases', makeLease('b', 0));
-    await settle(4);
-    assert.deepEqual(view(), ['a@3', 'b@4', 'd@2'], 'patched in place');
+    await settle(5);
+    assert.deepEqual(view(), ['a@4', 'b@5', 'd@3'], 'patched in place');
     assert.deepEqual(
       copy.map((l) => l.metadata.resourceVersion),
-      ['3', '1', '2'],
+      ['4', '2', '3'],
       'list() is a copy',
     );
     client.put('leases', makeLease('c', 0));
     client.remove('leases', 'a');
-    await settle(6);
-    assert.deepEqual(view(), ['b@4', 'c@5', 'd@2']);
+    await settle(7);
+    assert.deepEqual(view(), ['b@5', 'c@6', 'd@3']);
     assert.deepEqual(
       informer.list().map((l) => l.metadata.name),
       ['b', 'c', 'd'],

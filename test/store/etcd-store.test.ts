@@ -32,6 +32,9 @@ async function etcdBackend(): Promise<ContractBackend> {
     compact: async () => {
       await store.compact();
     },
+    expireLists: async () => {
+      await store.compact();
+    },
   };
 }
 

@@ -24,7 +24,8 @@ describe('sqlite group commit', () => {
     assert.deepEqual(commits, [100]);
     assert.deepEqual(
       created.map(rv),
-      Array.from({ length: 100 }, (_, i) => i + 1),
+      Array.from({ length: 100 }, (_, i) => i + 2),
+      'a new store is at revision 1, so its first write is 2',
     );
     assert.deepEqual(
       created.map((c) => c.metadata.name),

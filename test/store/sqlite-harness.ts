@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_LIST_SNAPSHOT_TTL_MS } from '../../src/store/sqlite/list-snapshots.js';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../support/fake-clock.js';
 import type { ContractBackend } from './store-contract.js';
@@ -46,5 +47,6 @@ export async function sqliteBackend(): Promise<ContractBackend> {
       t.store.compact(await t.store.currentRevision());
     },
     advance: (ms) => t.clock.advance(ms),
+    expireLists: () => t.clock.advance(DEFAULT_LIST_SNAPSHOT_TTL_MS),
   };
 }

@@ -16,13 +16,13 @@ runStoreContract('sqlite', sqliteBackend);
 describe('sqlite migrations', () => {
   it('a fresh database is migrated to the newest schema; reopening applies nothing again', async () => {
     const t = await openTestStore();
-    assert.equal(t.store.database.pragma('user_version', { simple: true }), 2);
+    assert.equal(t.store.database.pragma('user_version', { simple: true }), 3);
     assert.equal(t.store.database.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(t.store.database.pragma('synchronous', { simple: true }), 2, 'synchronous=FULL');
     const n = await t.store.create('nodes', node('a'));
     await t.store.close();
     const again = await openSqliteStore({ path: t.path, clock: t.clock });
-    assert.equal(again.database.pragma('user_version', { simple: true }), 2);
+    assert.equal(again.database.pragma('user_version', { simple: true }), 3);
     assert.deepEqual(await again.get('nodes', 'a'), n);
     await again.close();
     await t.cleanup();
@@ -36,7 +36,7 @@ describe('sqlite migrations', () => {
     db.close();
     await assert.rejects(openSqliteStore({ path }), (err: unknown) => {
       assert.ok(err instanceof SchemaTooNewError);
-      assert.equal(err.message, 'database schema version 7 is newer than this shepherd supports (2): upgrade shepherd');
+      assert.equal(err.message, 'database schema version 7 is newer than this shepherd supports (3): upgrade shepherd');
       return true;
     });
     rmSync(dir, { recursive: true, force: true });
@@ -63,7 +63,7 @@ describe('sqlite migrations', () => {
     old.close();
     const s = await openSqliteStore({ path, clock });
     try {
-      assert.equal(s.database.pragma('user_version', { simple: true }), 2);
+      assert.equal(s.database.pragma('user_version', { simple: true }), 3);
       assert.equal(rv(await s.get('nodes', 'a')), 7);
       assert.equal(await s.currentRevision(), 7);
       assert.equal(await s.compactedRevision(), 7);
@@ -75,6 +75,33 @@ describe('sqlite migrations', () => {
       await it.return?.();
     } finally {
       await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('upgrading a database that was never written moves it from revision 0 to 1; a written one keeps its revision', async () => {
+    const dir = tempDir();
+    const v2 = join(dir, 'v2-migrations');
+    mkdirSync(v2);
+    for (const f of ['0001_init.sql', '0002_change_log_segments.sql'])
+      copyFileSync(join(defaultMigrationsDir(), f), join(v2, f));
+    const paths = { empty: join(dir, 'empty.db'), written: join(dir, 'written.db') };
+    for (const path of Object.values(paths)) {
+      const old = new Database(path);
+      migrate(old, v2);
+      if (path === paths.written) old.prepare('UPDATE meta SET revision = 5, compacted_revision = 5').run();
+      old.close();
+    }
+    const empty = await openSqliteStore({ path: paths.empty });
+    const written = await openSqliteStore({ path: paths.written });
+    try {
+      assert.equal(await empty.currentRevision(), 1);
+      assert.equal((await empty.list('nodes')).revision, 1);
+      assert.equal(rv(await empty.create('nodes', node('a'))), 2);
+      assert.equal(await written.currentRevision(), 5);
+    } finally {
+      await empty.close();
+      await written.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

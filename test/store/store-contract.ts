@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../src/core/errors.js';
 import type { Store } from '../../src/store/store.js';
 import { deployment, event, lease, nextWithin, node, pod, rv, touched, verdict, zone } from './fixtures.js';
+import { pagingContract } from './store-contract-paging.js';
 import { watchContract } from './store-contract-watch.js';
 
 /** What a backend hands the contract: a fresh, empty store and the hooks only a backend can provide. */
@@ -13,6 +14,8 @@ export interface ContractBackend {
   compact?: () => Promise<void>;
   /** Moves the store's clock forward; without it the bookmark test waits in real time. */
   advance?: (ms: number) => Promise<void>;
+  /** Makes every list's revision older than a later page can be read at (SQLite: snapshot TTL; etcd: compaction). */
+  expireLists: () => Promise<void>;
 }
 
 export type BackendFactory = () => Promise<ContractBackend>;
@@ -39,6 +42,10 @@ export function runStoreContract(name: string, factory: BackendFactory): void {
     revisionContract(store);
     workloadContract(store);
     watchContract(() => {
+      assert.ok(ctx.backend, 'backend not opened');
+      return ctx.backend;
+    });
+    pagingContract(() => {
       assert.ok(ctx.backend, 'backend not opened');
       return ctx.backend;
     });

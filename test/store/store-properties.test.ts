@@ -78,7 +78,8 @@ it(
           const model: Model = new Map();
           const split = splitSeed % (groups.length + 1);
           let snapshot: Awaited<ReturnType<typeof listAll>> | undefined;
-          let high = 0;
+          // A store that was never written is at revision 1 (as etcd): the first write gets 2.
+          let high = await t.store.currentRevision();
           let n = 0;
           for (const [g, group] of groups.entries()) {
             if (g === split) snapshot = await listAll(t.store);

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WatchEvent } from '../../src/client/api-client.js';
-import { AlreadyExistsError, ConflictError, GoneError, InvalidError, NotFoundError } from '../../src/core/errors.js';
+import {
+  AlreadyExistsError,
+  BadRequestError,
+  ConflictError,
+  GoneError,
+  InvalidError,
+  NotFoundError,
+} from '../../src/core/errors.js';
 import type { Node } from '../../src/core/node.js';
 import type { Pod } from '../../src/core/pod.js';
 import { FakeApiClient } from './fake-api-client.js';
@@ -26,11 +33,11 @@ describe('FakeApiClient', () => {
     const c = new FakeApiClient({ now: () => 0 });
     const a = await c.nodes.create(body('a'));
     await c.leases().create({ metadata: { name: 'a' }, spec: {} } as never);
-    assert.equal(a.metadata.resourceVersion, '1');
-    assert.equal((await c.nodes.list()).metadata.resourceVersion, '2', 'a lease write moves the node list too');
+    assert.equal(a.metadata.resourceVersion, '2', 'a new server is at revision 1');
+    assert.equal((await c.nodes.list()).metadata.resourceVersion, '3', 'a lease write moves the node list too');
     await assert.rejects(c.nodes.create(body('a')), AlreadyExistsError);
     const a2 = await c.nodes.update({ ...a, metadata: { ...a.metadata, labels: { x: 'y' } } });
-    assert.equal(a2.metadata.resourceVersion, '3');
+    assert.equal(a2.metadata.resourceVersion, '4');
     await assert.rejects(c.nodes.update(a), ConflictError, 'a stale resourceVersion is a 409');
     await assert.rejects(c.nodes.update({ ...a2, metadata: { ...a2.metadata, resourceVersion: '' } }), InvalidError);
     await assert.rejects(c.nodes.get('b'), NotFoundError);
@@ -46,12 +53,12 @@ describe('FakeApiClient', () => {
     c.put('nodes', body('b'));
     const ac = new AbortController();
     const web = c.nodes.watch({ resourceVersion: '0', labelSelector: 'tier=web', signal: ac.signal });
-    const replay = c.nodes.watch({ resourceVersion: '1', signal: ac.signal });
+    const replay = c.nodes.watch({ resourceVersion: '2', signal: ac.signal });
     c.remove('nodes', 'a');
-    assert.deepEqual(await take(web, 2), ['ADDED a@1', 'DELETED a@3']);
-    assert.deepEqual(await take(replay, 2), ['ADDED b@2', 'DELETED a@3']);
+    assert.deepEqual(await take(web, 2), ['ADDED a@2', 'DELETED a@4']);
+    assert.deepEqual(await take(replay, 2), ['ADDED b@3', 'DELETED a@4']);
     c.compact();
-    const stale = c.nodes.watch({ resourceVersion: '2' });
+    const stale = c.nodes.watch({ resourceVersion: '3' });
     await assert.rejects(take(stale, 1), GoneError);
     ac.abort();
     await flush();
@@ -108,5 +115,42 @@ describe('FakeApiClient', () => {
     void c.pods('default').watch({ resourceVersion: String(c.revision), signal: ac.signal });
     assert.equal(c.watches('pods', 'default').length, 1);
     ac.abort();
+  });
+
+  it('pages lists as the server does: one revision for every page, 400 for a bad token, 410 once expired', async () => {
+    const c = new FakeApiClient();
+    for (const n of ['a', 'b', 'c', 'd', 'e']) c.put('nodes', body(n));
+    const first = await c.nodes.list({ limit: 2 });
+    assert.deepEqual(
+      first.items.map((n) => n.metadata.name),
+      ['a', 'b'],
+    );
+    c.remove('nodes', 'c');
+    c.put('nodes', body('bb'));
+    const second = await c.nodes.list({ limit: 2, continue: first.metadata.continue! });
+    assert.deepEqual(
+      second.items.map((n) => n.metadata.name),
+      ['c', 'd'],
+      'the list as it was at the first page',
+    );
+    assert.equal(second.metadata.resourceVersion, first.metadata.resourceVersion);
+    c.expireLists();
+    await assert.rejects(c.nodes.list({ limit: 2, continue: second.metadata.continue! }), GoneError);
+    await assert.rejects(c.nodes.list({ limit: 2, continue: 'garbage' }), BadRequestError);
+    const all = await c.nodes.list();
+    assert.deepEqual(
+      all.items.map((n) => n.metadata.name),
+      ['a', 'b', 'bb', 'd', 'e'],
+    );
+    assert.deepEqual(
+      c.callsOf('nodes', 'list').map((x) => [x.limit, x.continue]),
+      [
+        [2, undefined],
+        [2, first.metadata.continue],
+        [2, second.metadata.continue],
+        [2, 'garbage'],
+        [500, undefined],
+      ],
+    );
   });
 });

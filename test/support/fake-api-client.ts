@@ -15,7 +15,15 @@ import type {
 } from '../../src/client/api-client.js';
 import { NamespacedClients, spanningDeploymentClient, spanningPodClient } from '../../src/client/namespaced-clients.js';
 import type { Deployment } from '../../src/core/deployment.js';
-import { AlreadyExistsError, ConflictError, InvalidError, NotFoundError } from '../../src/core/errors.js';
+import { listAll, listPages } from '../../src/client/list-pages.js';
+import {
+  AlreadyExistsError,
+  BadRequestError,
+  ConflictError,
+  GoneError,
+  InvalidError,
+  NotFoundError,
+} from '../../src/core/errors.js';
 import type { Event } from '../../src/core/event.js';
 import { KIND_OF, keyOf, RESOURCES, type Resource } from '../../src/core/kinds.js';
 import { NODE_LEASE_NAMESPACE, type Lease } from '../../src/core/lease.js';
@@ -53,6 +61,9 @@ export interface Call {
   fieldSelector?: string;
   /** What a watch asked to start after. */
   resourceVersion?: string;
+  /** The page size a list asked for, and the continue token of a later page. */
+  limit?: number;
+  continue?: string;
 }
 
 export interface FakeApiClientOptions {
@@ -83,7 +94,8 @@ export interface FakeApiClientOptions {
  * Records every call; `failNext` and `failAll` inject errors. Seeded objects keep their resourceVersions.
  */
 export class FakeApiClient implements ApiClient {
-  #revision = 0;
+  // A server that was never written is at revision 1 (as etcd): "0" would mean "from now" to a watch.
+  #revision = 1;
   readonly calls: Call[] = [];
   /** What the server holds, by store key (`namespace/name` for leases). Read it; write through put and remove. */
   readonly data: Record<Resource, Map<string, StoredObject>> = {
@@ -100,6 +112,9 @@ export class FakeApiClient implements ApiClient {
   readonly #failures: { resource: Resource | undefined; op: Op | undefined; error: unknown; times: number }[] = [];
   #eventSeq = 0;
   readonly #admission: PodAdmission | false;
+  /** Lists with pages still to come, by id: the objects as they were at the first page (the server's snapshot). */
+  readonly #listsInProgress = new Map<number, { revision: number; items: StoredObject[] }>();
+  #listSeq = 0;
   /** Hook run before every call (after recording it), e.g. to simulate a concurrent writer. */
   beforeCall: ((call: Call) => void) | undefined;
   versionInfo: VersionInfo;
@@ -215,6 +230,11 @@ export class FakeApiClient implements ApiClient {
   /** Forgets history up to now: a watch from an older resourceVersion fails with Gone (410). */
   compact(): void {
     this.#watches.compact(this.#revision);
+  }
+
+  /** Forgets every list with pages still to come: the next page of each is 410 Gone (an expired snapshot). */
+  expireLists(): void {
+    this.#listsInProgress.clear();
   }
 
   /** Sends a BOOKMARK at the current revision on every open watch of resource that asked for bookmarks. */
@@ -353,8 +373,45 @@ export class FakeApiClient implements ApiClient {
       .filter((o) => matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o));
   }
 
+  /**
+   * One page, as the server pages (docs/api.md#paging): a later page is read from the list as it was at the first,
+   * its token is opaque (`fake:<list>:<offset>`), a malformed one is BadRequest and an expired one Gone.
+   */
+  #page<T>(resource: Resource, namespace: string | undefined, options: ListOptions): ObjectList<T> {
+    const { labelSelector, fieldSelector, limit } = options;
+    const token = options.continue;
+    this.#record({ resource, op: 'list', name: '', namespace, labelSelector, fieldSelector, limit, continue: token });
+    let id: number;
+    let offset = 0;
+    let list: { revision: number; items: StoredObject[] } | undefined;
+    if (token === undefined || token === '') {
+      id = ++this.#listSeq;
+      list = { revision: this.#revision, items: this.#list(resource, namespace, options) };
+    } else {
+      const m = /^fake:(\d+):(\d+)$/.exec(token);
+      if (!m) throw new BadRequestError('the continue token is not valid: start the list again without continue');
+      id = Number(m[1]);
+      offset = Number(m[2]);
+      list = this.#listsInProgress.get(id);
+      if (!list) throw new GoneError('the list snapshot expired: start the list again without continue');
+    }
+    const end = limit === undefined || limit <= 0 ? list.items.length : offset + limit;
+    const items = structuredClone(list.items.slice(offset, end)) as unknown as T[];
+    const { apiVersion, listKind } = KIND_OF[resource];
+    const metadata: ObjectList<T>['metadata'] = { resourceVersion: String(list.revision) };
+    if (end < list.items.length) {
+      // The objects themselves, not copies: a later write replaces an object in `data`, it never changes one.
+      this.#listsInProgress.set(id, list);
+      metadata.continue = `fake:${id}:${end}`;
+    } else {
+      this.#listsInProgress.delete(id);
+    }
+    return { apiVersion, kind: listKind, metadata, items };
+  }
+
   #resource<T>(resource: Resource, namespace?: string): ResourceClient<T> {
-    const { kind, apiVersion, listKind } = KIND_OF[resource];
+    const { kind, apiVersion } = KIND_OF[resource];
+    const page = async (options: ListOptions): Promise<ObjectList<T>> => this.#page<T>(resource, namespace, options);
     const withNamespace = (obj: Writable<T>): StoredObject => {
       const o = structuredClone(obj) as unknown as StoredObject;
       // Events and Verdicts may come without metadata: the server names them.
@@ -367,12 +424,8 @@ export class FakeApiClient implements ApiClient {
         this.#record({ resource, op: 'get', name, namespace });
         return structuredClone(this.#mustGet(resource, name, namespace)) as unknown as T;
       },
-      list: async (options: ListOptions = {}): Promise<ObjectList<T>> => {
-        const { labelSelector, fieldSelector } = options;
-        this.#record({ resource, op: 'list', name: '', namespace, labelSelector, fieldSelector });
-        const items = structuredClone(this.#list(resource, namespace, options)) as unknown as T[];
-        return { apiVersion, kind: listKind, metadata: { resourceVersion: String(this.#revision) }, items };
-      },
+      list: (options?: ListOptions) => listAll(page, options),
+      listPages: (options?: ListOptions) => listPages(page, options),
       create: async (obj: Writable<T>) => {
         const o = withNamespace(obj);
         // The API names an Event `<involvedObject.name>.<suffix>` when the body has none.

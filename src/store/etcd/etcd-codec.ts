@@ -2,11 +2,18 @@ import {
   ClientClosedError,
   GRPCCancelledError,
   GRPCDeadlineExceededError,
+  GRPCOutOfRangeError,
   GRPCUnavailableError,
   isRecoverableError,
   type IKeyValue,
 } from 'etcd3';
-import { InternalError, ServiceUnavailableError, ShepherdError } from '../../core/errors.js';
+import {
+  InternalError,
+  invalidContinueError,
+  listExpiredError,
+  ServiceUnavailableError,
+  ShepherdError,
+} from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
 
 /**
@@ -75,4 +82,16 @@ export function storageError(err: unknown, endpoints: readonly string[]): Error 
     );
   }
   return new InternalError(`etcd storage failed unexpectedly: ${String(err)}`, { cause: err });
+}
+
+/**
+ * A range read at an old revision fails with OutOfRange when etcd compacted that revision away (the list must start
+ * again: 410) or when the revision is in the future (a continue token this store never handed out). etcd says
+ * which only in the message (mvcc ErrCompacted and ErrFutureRev). Anything else is returned as it is.
+ */
+export function pagedRangeError(err: unknown, revision: number | undefined): unknown {
+  if (revision === undefined || !(err instanceof GRPCOutOfRangeError)) return err;
+  if (/compacted/.test(err.message)) return listExpiredError(`revision ${revision} of this list has been compacted`);
+  if (/future/.test(err.message)) return invalidContinueError(`names revision ${revision}, which etcd has not reached`);
+  return err;
 }

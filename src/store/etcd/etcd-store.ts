@@ -1,19 +1,34 @@
 import { Etcd3, type IRequestOp, type ITxnResponse } from 'etcd3';
 import { systemClock, type Clock } from '../../core/clock.js';
-import { AlreadyExistsError, ConflictError, NotFoundError, storeClosedError } from '../../core/errors.js';
+import {
+  AlreadyExistsError,
+  ConflictError,
+  invalidContinueError,
+  NotFoundError,
+  storeClosedError,
+} from '../../core/errors.js';
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import { EncodedJson } from '../encoded-json.js';
 import {
   DEFAULT_HISTORY_RETENTION_MS,
+  type ListOptions,
   type ListResult,
   type Store,
   type StoreEvent,
   type StoreOptions,
   type WatchOptions,
 } from '../store.js';
-import { decodeKv, decodeObject, encodeObject, EtcdKeys, prefixRangeEnd, storageError } from './etcd-codec.js';
+import {
+  decodeKv,
+  decodeObject,
+  encodeObject,
+  EtcdKeys,
+  pagedRangeError,
+  prefixRangeEnd,
+  storageError,
+} from './etcd-codec.js';
 import { runCompactor } from './etcd-compactor.js';
 import { etcdWatch } from './etcd-watch.js';
 
@@ -98,15 +113,35 @@ export class EtcdStore implements Store {
     return this.#handOut(decodeKv<ResourceTypes[R]>(kv));
   }
 
-  async list<R extends Resource>(
-    resource: R,
-    options: { prefix?: string } = {},
-  ): Promise<ListResult<ResourceTypes[R]>> {
-    const start = Buffer.from(this.#keys.kind(resource) + (options.prefix ?? ''));
-    // One range read: its items and its header revision come from the same snapshot. etcd sorts by key.
-    const res = await this.#call(() => this.#client.kv.range({ key: start, range_end: prefixRangeEnd(start) }));
+  async list<R extends Resource>(resource: R, options: ListOptions = {}): Promise<ListResult<ResourceTypes[R]>> {
+    const kind = this.#keys.kind(resource);
+    const start = Buffer.from(kind + (options.prefix ?? ''));
+    const from = options.continueFrom;
+    if (from !== undefined && (!Number.isSafeInteger(from.revision) || from.revision < 1)) {
+      // etcd reads a revision <= 0 as "the newest": that would be a page of another list.
+      throw invalidContinueError(`names revision ${from.revision}, which is not one`);
+    }
+    // The key right after the previous page's last one: that key with a zero byte appended.
+    const after = from === undefined ? undefined : Buffer.from(`${kind}${from.key}\u0000`);
+    const key = after !== undefined && Buffer.compare(after, start) > 0 ? after : start;
+    const range = {
+      key,
+      range_end: prefixRangeEnd(start),
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+      ...(from === undefined ? {} : { revision: from.revision }),
+    };
+    // One range read: its items and its header revision come from the same snapshot, sorted by key. Later pages
+    // read at the first page's revision (the kube-apiserver's paged list), which etcd keeps until compacted.
+    const res = await this.#call(() =>
+      this.#client.kv.range(range).catch((err: unknown) => {
+        throw pagedRangeError(err, from?.revision);
+      }),
+    );
     const items = res.kvs.map((kv) => this.#handOut(decodeKv<ResourceTypes[R]>(kv)));
-    return { items, revision: Number(res.header.revision) };
+    const revision = from?.revision ?? Number(res.header.revision);
+    const last = res.kvs.at(-1);
+    if (!res.more || last === undefined) return { items, revision };
+    return { items, revision, continueFrom: { key: last.key.toString('utf8').slice(kind.length), revision } };
   }
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {

@@ -12,6 +12,7 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import {
   DEFAULT_HISTORY_RETENTION_MS,
+  type ListOptions,
   type ListResult,
   type Store,
   type StoreEvent,
@@ -21,6 +22,7 @@ import {
 import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
+import { PagedLists, parseRows } from './paged-lists.js';
 import { RecentObjects } from './recent-objects.js';
 import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
 import { prepareStatements, type Statements } from './statements.js';
@@ -44,6 +46,10 @@ export interface SqliteStoreOptions extends StoreOptions {
    * segments beyond the compacted revision. Default DELTA_WINDOW (100,000); tests use small values.
    */
   deltaWindow?: number;
+  /** How long a paged list's snapshot waits for its next page; default DEFAULT_LIST_SNAPSHOT_TTL_MS (60 s). */
+  listSnapshotTtlMs?: number;
+  /** Paged lists held open at once; default DEFAULT_MAX_LIST_SNAPSHOTS (16). */
+  maxListSnapshots?: number;
 }
 
 // Compaction and the WAL checkpoint after it run on the event loop: small, frequent passes keep each stall short
@@ -81,6 +87,7 @@ export class SqliteStore implements Store {
   readonly #recent: RecentObjects;
   readonly #bases: DeltaBases;
   readonly #deltaWindow: number;
+  readonly #lists: PagedLists;
   readonly #readChanges: (
     resource: Resource,
     after: number,
@@ -116,6 +123,10 @@ export class SqliteStore implements Store {
     if (!meta) throw new InternalError(`database ${this.path} has no meta row: it is not a shepherd database`);
     this.#revision = meta.revision;
     this.#compacted = meta.compacted_revision;
+    this.#lists = new PagedLists(
+      { path: this.path, page: this.#stmts.page, clock: this.#clock, log: this.#log, revision: meta.revision },
+      { ttlMs: options.listSnapshotTtlMs, max: options.maxListSnapshots },
+    );
     this.#compactionLoop = this.#runCompaction(options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS);
   }
 
@@ -133,21 +144,17 @@ export class SqliteStore implements Store {
     return obj;
   }
 
-  async list<R extends Resource>(
-    resource: R,
-    options: { prefix?: string } = {},
-  ): Promise<ListResult<ResourceTypes[R]>> {
-    const prefix = options.prefix ?? '';
+  async list<R extends Resource>(resource: R, options: ListOptions = {}): Promise<ListResult<ResourceTypes[R]>> {
+    // A turn of the event loop before each page: an in-process reader (an informer over the local client) asks
+    // for page after page in microtasks, which would otherwise hold off every request until its last page.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     // One connection and synchronous reads: nothing can commit between the rows and the revision.
-    const values = this.#read(() =>
-      prefix === ''
-        ? this.#stmts.listKind.all(resource)
-        : this.#stmts.listRange.all(resource, prefix, prefixEnd(prefix)),
-    );
-    const revision = this.#revision;
-    const items = await parseRows<ResourceTypes[R]>(values);
+    const page = this.#read(() => this.#lists.read(resource, options, this.#revision));
+    const items = await parseRows<ResourceTypes[R]>(page.rows);
     for (const item of items) this.#encoded.recordLazily(item);
-    return { items, revision };
+    return page.continueFrom === undefined
+      ? { items, revision: page.revision }
+      : { items, revision: page.revision, continueFrom: page.continueFrom };
   }
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
@@ -232,6 +239,11 @@ export class SqliteStore implements Store {
     return databaseStats(this.#db, this.path, this.#stmts);
   }
 
+  /** Paged lists whose snapshot is open (list-snapshots.ts), for tests and diagnostics. */
+  get openListSnapshots(): number {
+    return this.#lists.openSnapshots;
+  }
+
   /** The connection itself, for tests and diagnostics only: writing through it bypasses revisions and watches. */
   get database(): Database.Database {
     return this.#db;
@@ -250,6 +262,7 @@ export class SqliteStore implements Store {
     this.#closed = true;
     this.#stopCompaction.abort();
     await this.#compactionLoop;
+    this.#lists.closeAll();
     try {
       checkpoint(this.#db, 'TRUNCATE');
     } catch (err) {
@@ -284,6 +297,7 @@ export class SqliteStore implements Store {
       return;
     }
     this.#revision = result.revision;
+    for (const change of result.changes) this.#lists.noteWrite(change.resource, change.revision);
     this.#bases.commit(result.staged);
     this.#remember(batch, result);
     this.#settle(batch, result);
@@ -351,31 +365,16 @@ export class SqliteStore implements Store {
       if (this.#closed) return;
       try {
         this.compact();
-        // TRUNCATE resets the WAL to zero bytes; with writes waiting, a PASSIVE pass does not hold them up.
-        checkpoint(this.#db, this.#queue.length === 0 ? 'TRUNCATE' : 'PASSIVE');
+        this.#lists.expire();
+        // TRUNCATE resets the WAL to zero bytes; with writes waiting, a PASSIVE pass does not hold them up. A list
+        // snapshot is a reader TRUNCATE would wait for (busy_timeout, on the event loop): PASSIVE never waits.
+        const quiet = this.#queue.length === 0 && this.#lists.openSnapshots === 0;
+        checkpoint(this.#db, quiet ? 'TRUNCATE' : 'PASSIVE');
       } catch (err) {
         this.#log.warn({ err }, 'change-log compaction failed; retrying at the next interval');
       }
     }
   }
-}
-
-/** Rows parsed per event-loop turn when listing: a 100k-object list must not hold up /readyz or renewals. */
-const LIST_PARSE_CHUNK = 2000;
-
-/**
- * One JSON.parse per row. The rows were read in one synchronous call (so they are one revision); parsing, the
- * expensive part, gives the event loop a turn between chunks, so other requests are answered meanwhile.
- */
-async function parseRows<T>(values: string[]): Promise<T[]> {
-  const items = new Array<T>(values.length);
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0 && i % LIST_PARSE_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    items[i] = JSON.parse(values[i] as string) as T;
-    // Drop each row's text once parsed: a 100k-node list would otherwise hold both forms until the end.
-    (values as unknown[])[i] = undefined;
-  }
-  return items;
 }
 
 function storageError(err: unknown): Error {
@@ -387,9 +386,4 @@ function storageError(err: unknown): Error {
   }
   if (err instanceof ShepherdError) return err;
   return new InternalError(`storage failed unexpectedly: ${String(err)}`, { cause: err });
-}
-
-/** Smallest string above every key that starts with `prefix` (keys are ASCII names). */
-function prefixEnd(prefix: string): string {
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }

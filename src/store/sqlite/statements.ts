@@ -23,6 +23,30 @@ export interface MetaRow {
   compacted_revision: number;
 }
 
+/** A list page's rows as `[key, value]`. */
+export type PageRow = [key: string, value: string];
+
+/** The reads of a list page: rows of a kind with key > ? (and < ?), in key order, at most ? (-1: no limit). */
+export interface PageStatements {
+  after: Statement<[string, string, number], PageRow>;
+  between: Statement<[string, string, string, number], PageRow>;
+}
+
+export function preparePageStatements(db: Database): PageStatements {
+  return {
+    after: db
+      .prepare<[string, string, number], PageRow>(
+        'SELECT key, value FROM objects WHERE kind = ? AND key > ? ORDER BY key LIMIT ?',
+      )
+      .raw(),
+    between: db
+      .prepare<[string, string, string, number], PageRow>(
+        'SELECT key, value FROM objects WHERE kind = ? AND key > ? AND key < ? ORDER BY key LIMIT ?',
+      )
+      .raw(),
+  };
+}
+
 /** Every statement the store runs, prepared once per connection. */
 export interface Statements {
   getObject: Statement<[string, string], ObjectRow>;
@@ -33,8 +57,7 @@ export interface Statements {
   insertSegment: Statement<[number, number, number, number, Buffer]>;
   setRevision: Statement<[number]>;
   readMeta: Statement<[], MetaRow>;
-  listKind: Statement<[string], string>;
-  listRange: Statement<[string, string, string], string>;
+  page: PageStatements;
   /** First revision of the segment holding revision ? (segments are contiguous), null before the first. */
   segmentStartFor: Statement<[number], number | null>;
   segmentAt: Statement<[number], SegmentRow>;
@@ -60,12 +83,7 @@ export function prepareStatements(db: Database): Statements {
     ),
     setRevision: db.prepare('UPDATE meta SET revision = ? WHERE id = 1'),
     readMeta: db.prepare('SELECT revision, compacted_revision FROM meta WHERE id = 1'),
-    listKind: db.prepare<[string], string>('SELECT value FROM objects WHERE kind = ? ORDER BY key').pluck(),
-    listRange: db
-      .prepare<[string, string, string], string>(
-        'SELECT value FROM objects WHERE kind = ? AND key >= ? AND key < ? ORDER BY key',
-      )
-      .pluck(),
+    page: preparePageStatements(db),
     segmentStartFor: db
       .prepare<[number], number | null>('SELECT max(first_revision) FROM change_log WHERE first_revision <= ?')
       .pluck(),
