@@ -115,13 +115,15 @@ describe('agents run their pods', { timeout: 120_000 }, () => {
     assert.equal(pod.status.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
     assert.equal(pod.status.containerStatuses?.[0]?.restartCount, 0);
     const log = join(logDir, `default_sleeper_${created.metadata.uid}.log`);
+    // The agent's own "starting" line quotes the command (which contains "hello from "): wait for the output itself.
+    const output = /hello from sleeper on node-1, token: (\S+)\n/;
     const text = await eventually(
-      () => existsSync(log) && readFileSync(log, 'utf8').includes('hello') && readFileSync(log, 'utf8'),
+      () => existsSync(log) && output.test(readFileSync(log, 'utf8')) && readFileSync(log, 'utf8'),
       {
-        what: `output in ${log}`,
+        what: `the pod's output in ${log}`,
       },
     );
-    assert.match(text, /hello from sleeper on node-1, token: none/);
+    assert.equal(output.exec(text)?.[1], 'none', "the agent's token is not in the pod's environment");
     const node = await eventually(
       async () => {
         const n = await admin.nodes.get('node-1');

@@ -113,8 +113,17 @@ for (const layout of ['in-process controllers', 'controllers as their own proces
       const d: Deployment = await client.deployments('default').get('web');
       await client.deployments('default').update({ ...d, spec: { ...d.spec, replicas: 1 } });
       await eventually(async () => (await live()).length === 1, { what: 'one pod left', timeoutMs: 10_000 });
-      // Bound pods on live nodes terminate gracefully: their agents would stop them.
-      assert.equal((await pods()).filter((p) => p.metadata.deletionTimestamp !== undefined).length, 3);
+      // Bound pods on live nodes terminate gracefully: the server marks them, their agents stop them and then
+      // remove the objects.
+      await eventually(async () => (await pods()).length === 1, {
+        what: 'the agents completing the deletion of 3 pods',
+        timeoutMs: 10_000,
+      });
+      const deletes = (await client.events.list()).items.filter((e) => e.reason === 'SuccessfulDelete');
+      assert.equal(
+        deletes.reduce((n, e) => n + e.count, 0),
+        3,
+      );
       await eventually(
         async () => {
           const now: Deployment = await client.deployments('default').get('web');
