@@ -9,7 +9,7 @@ import type { Random } from '../../core/random.js';
 import type { NodeLifecycleConfig } from './config.js';
 import { ConsistencyError, ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
 import { ZoneBook, type DisruptionOutcome, type ZoneSnapshot } from './disruption.js';
-import { EventRecorder } from './events.js';
+import { EventRecorder, type VerdictSink } from './events.js';
 import { NodeLifecycleMetrics } from './metrics.js';
 import {
   confirmMark,
@@ -18,7 +18,7 @@ import {
   type EvaluatorDeps,
   type Judged,
   type ShortCircuit,
-  type Verdict,
+  type Judgement,
 } from './node-evaluator.js';
 import type { NodeHealth } from './node-health.js';
 import { KnownNodes } from './known-nodes.js';
@@ -38,6 +38,8 @@ import { LeaseWarnings } from './lease-warnings.js';
 import { BreakerStatus, type BreakerView } from './breaker-status.js';
 import { ZoneObjectSync } from './zone-objects.js';
 import { ZoneQueues } from './zone-queues.js';
+import { VerdictRecorder, type DecisionContext } from './verdict-recorder.js';
+import { draftHolds, draftMarks, draftReady } from './pass-verdicts.js';
 
 export interface NodeLifecycleControllerDeps {
   client: ApiClient;
@@ -49,6 +51,8 @@ export interface NodeLifecycleControllerDeps {
   metrics?: Registry;
   config: NodeLifecycleConfig;
   identity?: string;
+  /** Where the controller's Verdicts go (docs/verdicts.md); without one no verdict is recorded. */
+  verdicts?: VerdictSink;
 }
 
 export interface ControllerSnapshot {
@@ -86,6 +90,9 @@ export class NodeLifecycleController {
   readonly #nodes = new KnownNodes();
   readonly #leaseWarnings: LeaseWarnings;
   readonly #breaker: BreakerStatus;
+  readonly #verdicts: VerdictRecorder;
+  /** Nodes a Hold verdict was written for since the breaker started holding (one verdict per node and hold). */
+  readonly #held = new Set<string>();
   #lastCounts: DisruptionOutcome['counts'] = [];
   #passes = 0;
   #serial: Promise<unknown> = Promise.resolve();
@@ -111,9 +118,18 @@ export class NodeLifecycleController {
       clock: deps.clock,
       log: deps.log,
       ...(deps.identity === undefined ? {} : { host: deps.identity }),
+      ...(deps.verdicts === undefined ? {} : { verdicts: deps.verdicts }),
     });
     this.#metrics = new NodeLifecycleMetrics(deps.metrics);
     this.#breaker = new BreakerStatus(this.#metrics);
+    this.#verdicts = new VerdictRecorder({
+      pacer: this.#events,
+      clock: deps.clock,
+      timings: deps.config,
+      metrics: this.#metrics,
+      context: this.#decisionContext(),
+      dryRun: false,
+    });
     this.#leaseWarnings = new LeaseWarnings(this.#events, deps.log, deps.config);
     this.#taints = new TaintReconciler({
       client: deps.client,
@@ -123,6 +139,7 @@ export class NodeLifecycleController {
       queues: this.#queues,
       events: this.#events,
       metrics: this.#metrics,
+      verdicts: this.#verdicts,
     });
     this.#zoneObjects = new ZoneObjectSync({ client: deps.client, log: deps.log });
     this.#pause = new PauseDetector(deps.config.nodeMonitorPeriodMs, deps.config.nodeMonitorGracePeriodMs);
@@ -171,6 +188,7 @@ export class NodeLifecycleController {
   doNoExecuteTaintingPass(): Promise<void> {
     return this.#exclusive(async () => {
       await this.#taints.tainterPass();
+      this.#verdicts.resolve();
       await this.#events.flush();
     });
   }
@@ -211,19 +229,21 @@ export class NodeLifecycleController {
     }
     // The cache's own array when it offers one: read synchronously below, and copied before the first await.
     let nodes = this.#writes.overlay(this.#deps.nodes.sortedView?.() ?? this.#deps.nodes.list());
-    const first = nodes[0];
-    if (first !== undefined) {
-      // Check A once for the pass: no await separates the nodes' synchronous judgements
-      // (docs/node-lifecycle.md#d16-check-b-only-before-a-write).
-      const notReady = this.#consistency.ensureReady();
-      if (notReady) return this.#abandon({ kind: 'short-circuit', node: first.metadata.name, error: notReady });
-    }
     const { recs, marks } = this.#nodes.judge(
       nodes,
       this.#deps.leases.sortedView?.() ?? this.#deps.leases.list(),
       now,
       this.#cfg,
     );
+    const first = nodes[0];
+    if (first !== undefined) {
+      // Check A once for the pass, after the synchronous judgement (nothing of it is committed yet), so a hold can
+      // name the nodes it holds: no await separates the judgements, so the answer cannot change in between
+      // (docs/node-lifecycle.md#d16-check-b-only-before-a-write).
+      const notReady = this.#consistency.ensureReady();
+      if (notReady)
+        return this.#abandon({ kind: 'short-circuit', node: first.metadata.name, error: notReady }, nodes, recs, marks);
+    }
     if (marks.length === 0) {
       // The steady state: nothing to confirm or write, so no await before the taint plans are made.
       this.#classify(nodes, recs);
@@ -234,14 +254,14 @@ export class NodeLifecycleController {
     const verdicts = await mapLimit(
       marks,
       this.#cfg.nodeWorkers,
-      async (i): Promise<Verdict> => {
+      async (i): Promise<Judgement> => {
         const v = await confirmMark(this.#evalDeps, judgeCached(this.#evalDeps, recs[i]?.health, owned[i] as Node));
         if (v.kind === 'short-circuit') tripped ??= v;
         return v;
       },
       () => tripped !== undefined,
     );
-    if (tripped) return this.#abandon(tripped);
+    if (tripped) return this.#abandon(tripped, owned, recs, marks);
     this.#classify(owned, recs);
     const settled = await mapLimit(verdicts as Judged[], this.#cfg.nodeWorkers, (v) => settleNode(this.#evalDeps, v));
     const written = new Map<number, Judged>();
@@ -261,7 +281,7 @@ export class NodeLifecycleController {
         );
       } else tripped ??= s;
     });
-    if (tripped) return this.#abandon(tripped);
+    if (tripped) return this.#abandon(tripped, owned, recs, marks);
     return this.#afterJudgement(owned, recs, written);
   }
 
@@ -275,13 +295,19 @@ export class NodeLifecycleController {
     written: ReadonlyMap<number, Judged>,
   ): Promise<void> {
     this.#breaker.release();
-    const now = this.#deps.clock.monotonic();
+    if (this.#held.size > 0) this.#held.clear();
+    const { clock } = this.#deps;
+    const now = clock.monotonic();
+    if (written.size > 0) draftMarks(this.#verdicts, written, recs, clock);
     const { readyByZone, unsettled } = this.#nodes.tally(nodes, recs, (rec, node, i) => {
-      if (rec.ready !== rec.passStatus)
-        announceReadyChange(this.#events, rec, node, rec.passCurrent, written.get(i), now);
+      if (rec.ready !== rec.passStatus) {
+        const back = announceReadyChange(this.#events, rec, node, rec.passCurrent, written.get(i), clock);
+        if (back !== undefined) draftReady(this.#verdicts, rec, node, back, this.#cfg);
+      }
       if (rec.lease !== rec.leaseChecked) this.#leaseWarnings.check(rec, node);
     });
     const outcome = this.#zones.handleTallies(readyByZone);
+    this.#lastCounts = outcome.counts;
     for (const z of outcome.initial) this.#deps.log.info({ zone: z }, 'Setting initial state for unseen zone');
     announceZones(this.#events, this.#deps.log, outcome);
     // Every node gets a fresh grace: the outage may have been ours. Only existing records
@@ -289,9 +315,11 @@ export class NodeLifecycleController {
     if (outcome.transition === 'exit') this.#nodes.freshGrace(now);
     const master = this.#zones.inMasterDisruption();
     const plans = this.#taints.plan(nodes, recs, master ? undefined : unsettled, master);
+    // Verdicts of this pass's marks and queueing, with the queue as the reconcile left it.
+    this.#verdicts.resolve();
     await mapLimit(plans, this.#cfg.nodeWorkers, (p) => this.#taints.apply(p));
     await this.#taints.tainterPass();
-    this.#lastCounts = outcome.counts;
+    this.#verdicts.resolve();
     this.#metrics.setZones(outcome.counts);
     this.#metrics.masterDisruption.set(master ? 1 : 0);
     await this.#zoneObjects.report(outcome.counts, (c) => this.#zones.status(c), master);
@@ -301,15 +329,53 @@ export class NodeLifecycleController {
    * docs/node-lifecycle.md#d4-abandon-the-whole-pass: nothing of the pass is kept; say why, once, and show it on
    * every Zone object.
    */
-  async #abandon(sc: ShortCircuit): Promise<void> {
+  async #abandon(
+    sc: ShortCircuit,
+    nodes: readonly Node[],
+    recs: readonly NodeRecord[],
+    marks: readonly number[],
+  ): Promise<void> {
     this.#deps.log.warn(
       { node: sc.node, err: sc.error },
       'Update health of Node from Controller error, Skipping - no pods will be evicted',
     );
     this.#breaker.hold(sc.error, !(sc.error instanceof ConsistencyError));
-    if (sc.stale)
-      announceStaleLeaseCache(this.#events, { name: sc.node, uid: this.#nodes.get(sc.node)?.uid }, sc.stale);
+    const now = this.#deps.clock.monotonic();
+    if (sc.stale) {
+      const rec = this.#nodes.get(sc.node);
+      const silence = rec?.health && {
+        silentForMs: now - rec.health.probeTimestamp,
+        graceMs: rec.readyStatus === 'None' ? this.#cfg.nodeStartupGracePeriodMs : this.#cfg.nodeMonitorGracePeriodMs,
+      };
+      announceStaleLeaseCache(this.#events, { name: sc.node, uid: rec?.uid }, sc.stale, silence);
+    }
+    draftHolds(this.#verdicts, this.#held, marks, recs, nodes, sc, this.#cfg, now);
+    this.#verdicts.resolve();
     await this.#zoneObjects.reportHolding(`holding: ${sc.error.message}`.slice(0, 1000));
+  }
+
+  /** What verdicts read of the controller's state when they are resolved (only for nodes something was decided on). */
+  #decisionContext(): DecisionContext {
+    return {
+      health: (name) => this.#nodes.get(name)?.health,
+      zone: (zone) => {
+        const c = this.#lastCounts.find((x) => x.zone === zone);
+        return {
+          zone,
+          state: this.#zones.state(zone) ?? 'Initial',
+          nodes: c?.nodes ?? 0,
+          notReady: c?.notReady ?? 0,
+          rate: this.#queues.rate(zone),
+        };
+      },
+      schedule: (zone) => this.#queues.schedule(zone),
+      master: () => this.#zones.inMasterDisruption(),
+      breaker: () => {
+        if (!this.#cfg.leaseCircuitBreaker) return undefined;
+        const v = this.#breaker.view(true, []);
+        return v.holding && v.lastError !== undefined ? { open: true, reason: v.lastError } : { open: v.holding };
+      },
+    };
   }
 
   /** RegisteredNode / RemovingNode and zone queues for the nodes listed in a pass that was not abandoned. */

@@ -1,0 +1,114 @@
+import { readyCondition, type Node } from '../../core/node.js';
+import { ConsistencyError } from './consistency-store.js';
+import type { Judged, ShortCircuit } from './node-evaluator.js';
+import { REASON_NEVER_UPDATED, type HealthTimings } from './node-health.js';
+import type { NodeRecord } from './node-record.js';
+import { noExecuteFor, hasTaint } from './taints.js';
+import { formatSeconds, heldByBreakerNext, readyNext } from './verdict-evidence.js';
+import type { VerdictRecorder } from './verdict-recorder.js';
+import { markedMessage } from './pass-events.js';
+import type { Clock } from '../../core/clock.js';
+
+const taintName = (t: { key: string; effect: string }): string => `${t.key}:${t.effect}`;
+
+/**
+ * MarkUnknown for every node this pass marked (docs/verdicts.md#actions). Drafted before the taint reconcile, so
+ * the reconcile's queueing of the same node becomes part of this verdict (its position, ETA and `next`).
+ */
+export function draftMarks(
+  verdicts: VerdictRecorder,
+  written: ReadonlyMap<number, Judged>,
+  recs: readonly NodeRecord[],
+  clock: Clock,
+): void {
+  if (!verdicts.enabled) return;
+  for (const [i, j] of written) {
+    if (!j.marked) continue;
+    const rec = recs[i] as NodeRecord;
+    const m = j.current ? noExecuteFor(j.current.status) : undefined;
+    const carries = m && hasTaint(j.node.spec.taints, m.want) ? taintName(m.want) : undefined;
+    verdicts.draft({
+      action: 'MarkUnknown',
+      reason: j.current?.reason === REASON_NEVER_UPDATED ? 'NeverReported' : 'HeartbeatTimeout',
+      node: rec.name,
+      zone: rec.zone,
+      message: `${markedMessage(rec.name, j, clock)}: marked Unknown`,
+      graceMs: j.gracePeriodMs,
+      ...(j.liveLeaseRv ? { liveRv: j.liveLeaseRv } : {}),
+      ...(carries ? { carries } : {}),
+      detector: true,
+    });
+  }
+}
+
+/** Ready: the node is Ready again after `before` (Unknown, False or no Ready condition). */
+export function draftReady(
+  verdicts: VerdictRecorder,
+  rec: NodeRecord,
+  node: Node,
+  before: string,
+  timings: HealthTimings,
+): void {
+  if (!verdicts.enabled) return;
+  const name = rec.name;
+  const was = before === 'None' ? 'had no Ready condition' : `was ${before}`;
+  const tainted =
+    hasTaint(node.spec.taints, { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }) ||
+    hasTaint(node.spec.taints, { key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' });
+  verdicts.draft({
+    action: 'Ready',
+    reason: 'NodeReady',
+    node: name,
+    zone: rec.zone,
+    message: `Node ${name} is Ready again (it ${was}): a renewal or a Ready heartbeat was observed`,
+    next: readyNext(timings.nodeMonitorGracePeriodMs, tainted),
+  });
+}
+
+/** Why the breaker held a pass: the check that refused (docs/node-lifecycle.md#lease-circuit-breaker). */
+export function holdReason(sc: ShortCircuit): string {
+  if (sc.stale) return 'LeaseCacheStale';
+  return sc.error instanceof ConsistencyError ? 'LeaseCacheBehind' : 'LeaseCheckFailed';
+}
+
+/**
+ * Hold for every node the abandoned pass would have marked (`marks`), once per hold: `held` remembers them until a
+ * pass goes through, so a breaker that holds for many passes writes one verdict per node, not one per pass.
+ */
+export function draftHolds(
+  verdicts: VerdictRecorder,
+  held: Set<string>,
+  marks: readonly number[],
+  recs: readonly NodeRecord[],
+  nodes: readonly Node[],
+  sc: ShortCircuit,
+  timings: HealthTimings,
+  now: number,
+): void {
+  if (!verdicts.enabled) return;
+  const reason = holdReason(sc);
+  const pendingRv = sc.error instanceof ConsistencyError ? sc.error.writtenRv : sc.stale?.liveRv;
+  for (const i of marks) {
+    const rec = recs[i] as NodeRecord;
+    if (held.has(rec.name) || rec.health === undefined) continue;
+    held.add(rec.name);
+    const graceMs =
+      readyCondition(nodes[i] as Node) === undefined
+        ? timings.nodeStartupGracePeriodMs
+        : timings.nodeMonitorGracePeriodMs;
+    const silent = formatSeconds(now - rec.health.probeTimestamp);
+    const own = sc.node === rec.name && sc.stale;
+    verdicts.draft({
+      action: 'Hold',
+      reason,
+      node: rec.name,
+      zone: rec.zone,
+      message: `Node ${rec.name} looks silent for ${silent} (grace ${formatSeconds(graceMs)}) but is not marked: the lease circuit breaker held the pass: ${sc.error.message}`,
+      graceMs,
+      ...(own ? { cachedRv: own.cachedRv, liveRv: own.liveRv } : {}),
+      breaker: { open: true, reason: sc.error.message.slice(0, 1024) },
+      next: heldByBreakerNext(pendingRv),
+      detector: true,
+    });
+  }
+}
