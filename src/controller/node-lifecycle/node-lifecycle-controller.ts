@@ -1,14 +1,15 @@
 import type { Registry } from 'prom-client';
 import type { ApiClient } from '../../client/api-client.js';
 import type { ObjectCache } from '../../client/object-cache.js';
-import { isAbortError, type Clock } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
+import { runLoop } from './controller-loop.js';
 import type { Lease } from '../../core/lease.js';
 import type { Logger } from '../../core/logger.js';
 import type { Node } from '../../core/node.js';
 import type { Random } from '../../core/random.js';
 import type { NodeLifecycleConfig } from './config.js';
 import { ConsistencyError, ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
-import { ZoneBook, type DisruptionOutcome, type ZoneSnapshot } from './disruption.js';
+import { ZoneBook, type ZoneSnapshot } from './disruption.js';
 import { EventRecorder, type VerdictSink } from './events.js';
 import { NodeLifecycleMetrics } from './metrics.js';
 import {
@@ -25,7 +26,9 @@ import { KnownNodes } from './known-nodes.js';
 import { mapLimit } from './map-limit.js';
 import { commitWritten, type NodeRecord } from './node-record.js';
 import { PauseDetector } from './pause-detector.js';
-import { OwnWrites } from './own-writes.js';
+import { OwnWrites, type NodeOverlay } from './own-writes.js';
+import { refuseWrites, simulatingClient } from './dry-run-client.js';
+import { ShadowNodes } from './shadow-nodes.js';
 import { TaintReconciler } from './taint-reconciler.js';
 import {
   announceMembership,
@@ -38,8 +41,8 @@ import { LeaseWarnings } from './lease-warnings.js';
 import { BreakerStatus, type BreakerView } from './breaker-status.js';
 import { ZoneObjectSync } from './zone-objects.js';
 import { ZoneQueues } from './zone-queues.js';
-import { VerdictRecorder, type DecisionContext } from './verdict-recorder.js';
-import { draftHolds, draftMarks, draftReady } from './pass-verdicts.js';
+import { VerdictRecorder } from './verdict-recorder.js';
+import { decisionContext, draftHolds, draftMarks, draftReady } from './pass-verdicts.js';
 
 export interface NodeLifecycleControllerDeps {
   client: ApiClient;
@@ -53,6 +56,12 @@ export interface NodeLifecycleControllerDeps {
   identity?: string;
   /** Where the controller's Verdicts go (docs/verdicts.md); without one no verdict is recorded. */
   verdicts?: VerdictSink;
+  /**
+   * Run as a dry-run controller (docs/verdicts.md#dry-run): every write but a verdict is refused by the client
+   * (`refuseWrites`), node writes are simulated (`ShadowNodes`), no event or Zone object is written, verdicts say
+   * `dryRun: true` and the metrics are `shepherd_node_lifecycle_dry_run_*`.
+   */
+  dryRun?: boolean;
 }
 
 export interface ControllerSnapshot {
@@ -64,7 +73,6 @@ export interface ControllerSnapshot {
   passes: number;
 }
 
-const SYNC_POLL_MS = 100;
 const SNAPSHOT_QUEUE_LIMIT = 50;
 
 /**
@@ -80,11 +88,12 @@ export class NodeLifecycleController {
   readonly #evalDeps: EvaluatorDeps;
   readonly #queues: ZoneQueues;
   readonly #zones: ZoneBook;
-  readonly #writes: OwnWrites;
+  readonly #writes: NodeOverlay;
   readonly #events: EventRecorder;
   readonly #metrics: NodeLifecycleMetrics;
   readonly #taints: TaintReconciler;
-  readonly #zoneObjects: ZoneObjectSync;
+  /** Undefined for a dry-run controller, which writes no Zone object. */
+  readonly #zoneObjects: ZoneObjectSync | undefined;
   readonly #pause: PauseDetector;
   /** knownNodeSet and nodeHealthMap in one (see NodeRecord). */
   readonly #nodes = new KnownNodes();
@@ -93,18 +102,21 @@ export class NodeLifecycleController {
   readonly #verdicts: VerdictRecorder;
   /** Nodes a Hold verdict was written for since the breaker started holding (one verdict per node and hold). */
   readonly #held = new Set<string>();
-  #lastCounts: DisruptionOutcome['counts'] = [];
   #passes = 0;
   #serial: Promise<unknown> = Promise.resolve();
 
   constructor(deps: NodeLifecycleControllerDeps) {
     this.#deps = deps;
     this.#cfg = deps.config;
+    const dryRun = deps.dryRun === true;
+    const shadow = dryRun ? new ShadowNodes(deps.nodes) : undefined;
+    // Every part below writes through this client: for a dry-run, one that cannot write.
+    const client = shadow ? simulatingClient(refuseWrites(deps.client), shadow) : deps.client;
     this.#consistency = deps.config.leaseCircuitBreaker
       ? new ConsistencyStore({ leases: deps.leases })
       : noopConsistencyStore;
     this.#evalDeps = {
-      client: deps.client,
+      client,
       leases: deps.leases,
       clock: deps.clock,
       config: deps.config,
@@ -112,27 +124,33 @@ export class NodeLifecycleController {
     };
     this.#queues = new ZoneQueues(deps.config, deps.clock);
     this.#zones = new ZoneBook(deps.config, this.#queues);
-    this.#writes = new OwnWrites(deps.nodes);
+    this.#writes = shadow ?? new OwnWrites(deps.nodes);
     this.#events = new EventRecorder({
-      client: deps.client,
+      client,
       clock: deps.clock,
       log: deps.log,
       ...(deps.identity === undefined ? {} : { host: deps.identity }),
       ...(deps.verdicts === undefined ? {} : { verdicts: deps.verdicts }),
+      writeEvents: !dryRun,
     });
-    this.#metrics = new NodeLifecycleMetrics(deps.metrics);
+    this.#metrics = new NodeLifecycleMetrics(deps.metrics, { dryRun });
     this.#breaker = new BreakerStatus(this.#metrics);
     this.#verdicts = new VerdictRecorder({
       pacer: this.#events,
       clock: deps.clock,
       timings: deps.config,
       metrics: this.#metrics,
-      context: this.#decisionContext(),
-      dryRun: false,
+      context: decisionContext({
+        nodes: this.#nodes,
+        zones: () => this.#zones,
+        queues: () => this.#queues,
+        breaker: () => (deps.config.leaseCircuitBreaker ? this.#breaker.view(true, []) : undefined),
+      }),
+      dryRun,
     });
     this.#leaseWarnings = new LeaseWarnings(this.#events, deps.log, deps.config);
     this.#taints = new TaintReconciler({
-      client: deps.client,
+      client,
       writes: this.#writes,
       clock: deps.clock,
       log: deps.log,
@@ -141,35 +159,24 @@ export class NodeLifecycleController {
       metrics: this.#metrics,
       verdicts: this.#verdicts,
     });
-    this.#zoneObjects = new ZoneObjectSync({ client: deps.client, log: deps.log });
+    this.#zoneObjects = dryRun ? undefined : new ZoneObjectSync({ client, log: deps.log });
     this.#pause = new PauseDetector(deps.config.nodeMonitorPeriodMs, deps.config.nodeMonitorGracePeriodMs);
   }
 
-  async run(signal: AbortSignal): Promise<void> {
-    const { clock, log } = this.#deps;
-    try {
-      while (!this.#deps.nodes.hasSynced() || !this.#deps.leases.hasSynced()) await clock.sleep(SYNC_POLL_MS, signal);
-    } catch (err) {
-      if (isAbortError(err) || signal.aborted) return;
-      throw err;
-    }
-    let nextPass = clock.monotonic();
-    while (!signal.aborted) {
-      const isPass = clock.monotonic() >= nextPass;
-      try {
-        if (isPass) await this.monitorNodeHealth();
-        else await this.doNoExecuteTaintingPass();
-      } catch (err) {
-        log.error({ err }, 'node lifecycle pass failed; retrying at the next tick');
-      }
-      // Set even when the pass failed, so a failing pass cannot turn the loop into a busy loop.
-      if (isPass) nextPass = clock.monotonic() + this.#cfg.nodeMonitorPeriodMs;
-      try {
-        await clock.sleep(Math.max(0, Math.min(this.#cfg.tainterPeriodMs, nextPass - clock.monotonic())), signal);
-      } catch {
-        return;
-      }
-    }
+  run(signal: AbortSignal): Promise<void> {
+    const { clock, log, nodes, leases } = this.#deps;
+    return runLoop(
+      {
+        clock,
+        log,
+        synced: () => nodes.hasSynced() && leases.hasSynced(),
+        periodMs: this.#cfg.nodeMonitorPeriodMs,
+        tainterPeriodMs: this.#cfg.tainterPeriodMs,
+        pass: () => this.monitorNodeHealth(),
+        tainter: () => this.doNoExecuteTaintingPass(),
+      },
+      signal,
+    );
   }
 
   monitorNodeHealth(): Promise<void> {
@@ -194,7 +201,7 @@ export class NodeLifecycleController {
   }
 
   snapshot(): ControllerSnapshot {
-    const zones = this.#zones.snapshot(this.#lastCounts, SNAPSHOT_QUEUE_LIMIT);
+    const zones = this.#zones.snapshot(SNAPSHOT_QUEUE_LIMIT);
     const breaker = this.#breaker.view(this.#cfg.leaseCircuitBreaker, this.#consistency.pending());
     let healthRecords = 0;
     for (const rec of this.#nodes.values()) if (rec.health !== undefined) healthRecords++;
@@ -307,7 +314,6 @@ export class NodeLifecycleController {
       if (rec.lease !== rec.leaseChecked) this.#leaseWarnings.check(rec, node);
     });
     const outcome = this.#zones.handleTallies(readyByZone);
-    this.#lastCounts = outcome.counts;
     for (const z of outcome.initial) this.#deps.log.info({ zone: z }, 'Setting initial state for unseen zone');
     announceZones(this.#events, this.#deps.log, outcome);
     // Every node gets a fresh grace: the outage may have been ours. Only existing records
@@ -322,7 +328,7 @@ export class NodeLifecycleController {
     this.#verdicts.resolve();
     this.#metrics.setZones(outcome.counts);
     this.#metrics.masterDisruption.set(master ? 1 : 0);
-    await this.#zoneObjects.report(outcome.counts, (c) => this.#zones.status(c), master);
+    await this.#zoneObjects?.report(outcome.counts, (c) => this.#zones.status(c), master);
   }
 
   /**
@@ -341,41 +347,10 @@ export class NodeLifecycleController {
     );
     this.#breaker.hold(sc.error, !(sc.error instanceof ConsistencyError));
     const now = this.#deps.clock.monotonic();
-    if (sc.stale) {
-      const rec = this.#nodes.get(sc.node);
-      const silence = rec?.health && {
-        silentForMs: now - rec.health.probeTimestamp,
-        graceMs: rec.readyStatus === 'None' ? this.#cfg.nodeStartupGracePeriodMs : this.#cfg.nodeMonitorGracePeriodMs,
-      };
-      announceStaleLeaseCache(this.#events, { name: sc.node, uid: rec?.uid }, sc.stale, silence);
-    }
+    if (sc.stale) announceStaleLeaseCache(this.#events, this.#nodes.get(sc.node), sc, this.#cfg, now);
     draftHolds(this.#verdicts, this.#held, marks, recs, nodes, sc, this.#cfg, now);
     this.#verdicts.resolve();
-    await this.#zoneObjects.reportHolding(`holding: ${sc.error.message}`.slice(0, 1000));
-  }
-
-  /** What verdicts read of the controller's state when they are resolved (only for nodes something was decided on). */
-  #decisionContext(): DecisionContext {
-    return {
-      health: (name) => this.#nodes.get(name)?.health,
-      zone: (zone) => {
-        const c = this.#lastCounts.find((x) => x.zone === zone);
-        return {
-          zone,
-          state: this.#zones.state(zone) ?? 'Initial',
-          nodes: c?.nodes ?? 0,
-          notReady: c?.notReady ?? 0,
-          rate: this.#queues.rate(zone),
-        };
-      },
-      schedule: (zone) => this.#queues.schedule(zone),
-      master: () => this.#zones.inMasterDisruption(),
-      breaker: () => {
-        if (!this.#cfg.leaseCircuitBreaker) return undefined;
-        const v = this.#breaker.view(true, []);
-        return v.holding && v.lastError !== undefined ? { open: true, reason: v.lastError } : { open: v.holding };
-      },
-    };
+    await this.#zoneObjects?.reportHolding(`holding: ${sc.error.message}`.slice(0, 1000));
   }
 
   /** RegisteredNode / RemovingNode and zone queues for the nodes listed in a pass that was not abandoned. */

@@ -5,7 +5,8 @@ import type { ZoneChange, DisruptionOutcome } from './disruption.js';
 import { CONTROLLER_OBJECT, type EventRecorder } from './events.js';
 import type { Membership } from './known-nodes.js';
 import type { Judged } from './node-evaluator.js';
-import { heartbeatTimeoutMessage } from './node-health.js';
+import { heartbeatTimeoutMessage, type HealthTimings } from './node-health.js';
+import type { NodeRecord } from './node-record.js';
 import { formatSeconds, timeOfDay, wallTimeOf } from './verdict-evidence.js';
 
 /** What the announcements need of the controller's record of a node (see NodeRecord). */
@@ -73,18 +74,22 @@ export function announceMembership(events: EventRecorder, changes: Membership): 
 }
 
 /**
- * LeaseCacheStale: check B saw a live lease newer than the cached one, so no node is judged for now. `silence`:
- * how long the node looked silent from the cache, and its grace.
+ * LeaseCacheStale: check B saw a live lease newer than the cached one, so no node is judged for now; with how long
+ * the node looked silent from the cache, and its grace.
  */
 export function announceStaleLeaseCache(
   events: EventRecorder,
-  node: { name: string; uid: string | undefined },
-  stale: { cachedRv: string; liveRv: string },
-  silence?: { silentForMs: number; graceMs: number },
+  rec: Pick<NodeRecord, 'uid' | 'health' | 'readyStatus'> | undefined,
+  sc: { node: string; stale?: { cachedRv: string; liveRv: string } },
+  timings: HealthTimings,
+  now: number,
 ): void {
-  const { name, uid } = node;
-  const looked = silence
-    ? ` (from the cache it looked silent for ${formatSeconds(silence.silentForMs)}, grace ${formatSeconds(silence.graceMs)})`
+  const { node: name, stale } = sc;
+  if (stale === undefined) return;
+  const uid = rec?.uid;
+  const graceMs = rec?.readyStatus === 'None' ? timings.nodeStartupGracePeriodMs : timings.nodeMonitorGracePeriodMs;
+  const looked = rec?.health
+    ? ` (from the cache it looked silent for ${formatSeconds(now - rec.health.probeTimestamp)}, grace ${formatSeconds(graceMs)})`
     : '';
   events.emit(
     { kind: 'Node', name, ...(uid ? { uid } : {}) },

@@ -5,9 +5,13 @@ import { REASON_NEVER_UPDATED, type HealthTimings } from './node-health.js';
 import type { NodeRecord } from './node-record.js';
 import { noExecuteFor, hasTaint } from './taints.js';
 import { formatSeconds, heldByBreakerNext, readyNext } from './verdict-evidence.js';
-import type { VerdictRecorder } from './verdict-recorder.js';
+import type { DecisionContext, VerdictRecorder } from './verdict-recorder.js';
 import { markedMessage } from './pass-events.js';
 import type { Clock } from '../../core/clock.js';
+import type { KnownNodes } from './known-nodes.js';
+import type { ZoneBook } from './disruption.js';
+import type { ZoneQueues } from './zone-queues.js';
+import type { BreakerView } from './breaker-status.js';
 
 const taintName = (t: { key: string; effect: string }): string => `${t.key}:${t.effect}`;
 
@@ -111,4 +115,34 @@ export function draftHolds(
       detector: true,
     });
   }
+}
+
+/** What verdicts read of the controller's state when they are resolved (only for nodes something was decided on). */
+export function decisionContext(parts: {
+  nodes: KnownNodes;
+  zones: () => ZoneBook;
+  queues: () => ZoneQueues;
+  /** Undefined when the breaker is switched off. */
+  breaker: () => BreakerView | undefined;
+}): DecisionContext {
+  return {
+    health: (name) => parts.nodes.get(name)?.health,
+    zone: (zone) => {
+      const c = parts.zones().count(zone);
+      return {
+        zone,
+        state: parts.zones().state(zone) ?? 'Initial',
+        nodes: c?.nodes ?? 0,
+        notReady: c?.notReady ?? 0,
+        rate: parts.queues().rate(zone),
+      };
+    },
+    schedule: (zone) => parts.queues().schedule(zone),
+    master: () => parts.zones().inMasterDisruption(),
+    breaker: () => {
+      const v = parts.breaker();
+      if (v === undefined) return undefined;
+      return v.holding && v.lastError !== undefined ? { open: true, reason: v.lastError } : { open: v.holding };
+    },
+  };
 }

@@ -5,7 +5,7 @@ import { readyCondition, zoneKeyOf, type Node, type NodeCondition, type Taint } 
 import type { EventRecorder } from './events.js';
 import type { NodeLifecycleMetrics } from './metrics.js';
 import type { NodeRecord } from './node-record.js';
-import type { OwnWrites } from './own-writes.js';
+import type { NodeOverlay } from './own-writes.js';
 import type { TimedValue, TryResult } from './rate-limited-queue.js';
 import {
   desiredNoScheduleKeys,
@@ -28,7 +28,7 @@ export const TAINTER_RETRY_MS = 50;
 export interface TaintReconcilerDeps {
   client: ApiClient;
   /** Nodes are read through our own recent writes, and every taint we write is recorded there. */
-  writes: OwnWrites;
+  writes: NodeOverlay;
   clock: Clock;
   log: Logger;
   queues: ZoneQueues;
