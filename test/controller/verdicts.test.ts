@@ -186,6 +186,42 @@ describe('verdicts: one per decision, none without', () => {
   });
 });
 
+describe('Zone objects carry the live view', () => {
+  it('the settings always, the queue head with each ETA while nodes wait', async () => {
+    const h = harness();
+    const all = Array.from({ length: 10 }, (_, i) => `n${i}`);
+    for (const n of all) h.addNode(n, { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    const notes = (): Record<string, string> =>
+      (h.client.data.zones.get('z') as unknown as { metadata: { annotations: Record<string, string> } }).metadata
+        .annotations;
+    assert.deepEqual(JSON.parse(notes()['shepherd.io/node-lifecycle-settings'] ?? ''), {
+      nodeMonitorPeriodSeconds: 5,
+      nodeMonitorGracePeriodSeconds: 50,
+      nodeStartupGracePeriodSeconds: 60,
+      nodeEvictionRate: 0.1,
+      secondaryNodeEvictionRate: 0.01,
+      largeClusterSizeThreshold: 50,
+      unhealthyZoneThreshold: 0.55,
+    });
+    assert.equal(notes()['shepherd.io/taint-queue'], undefined);
+    await runUntil(h, 55_000, all.slice(3));
+    // n0 was tainted in the pass; n1 and n2 wait, one token every 10 s.
+    assert.deepEqual(JSON.parse(notes()['shepherd.io/taint-queue'] ?? ''), {
+      length: 2,
+      next: [
+        { node: 'n1', at: at(65) },
+        { node: 'n2', at: at(75) },
+      ],
+    });
+    const zoneWrites = h.client.callsOf('zones', 'update').length;
+    await runUntil(h, 60_000, all.slice(3));
+    assert.equal(h.client.callsOf('zones', 'update').length, zoneWrites, 'an unchanged queue is not rewritten');
+    await runUntil(h, 80_000, all.slice(3));
+    assert.equal(notes()['shepherd.io/taint-queue'], undefined, 'gone once the queue is empty');
+  });
+});
+
 describe('verdicts: holds', () => {
   it('a stale lease cache: one Hold per held node with both resourceVersions, none per later pass', async () => {
     const h = harness();

@@ -41,6 +41,7 @@ import { LeaseWarnings } from './lease-warnings.js';
 import { BreakerStatus, type BreakerView } from './breaker-status.js';
 import { ZoneObjectSync } from './zone-objects.js';
 import { ZoneQueues } from './zone-queues.js';
+import { settingsNote, zoneNotes } from './zone-notes.js';
 import { VerdictRecorder } from './verdict-recorder.js';
 import { decisionContext, draftHolds, draftMarks, draftReady } from './pass-verdicts.js';
 
@@ -102,12 +103,15 @@ export class NodeLifecycleController {
   readonly #verdicts: VerdictRecorder;
   /** Nodes a Hold verdict was written for since the breaker started holding (one verdict per node and hold). */
   readonly #held = new Set<string>();
+  /** The settings annotation of every Zone object (zone-notes.ts). */
+  readonly #settings: string;
   #passes = 0;
   #serial: Promise<unknown> = Promise.resolve();
 
   constructor(deps: NodeLifecycleControllerDeps) {
     this.#deps = deps;
     this.#cfg = deps.config;
+    this.#settings = settingsNote(deps.config);
     const dryRun = deps.dryRun === true;
     const shadow = dryRun ? new ShadowNodes(deps.nodes) : undefined;
     // Every part below writes through this client: for a dry-run, one that cannot write.
@@ -328,7 +332,12 @@ export class NodeLifecycleController {
     this.#verdicts.resolve();
     this.#metrics.setZones(outcome.counts);
     this.#metrics.masterDisruption.set(master ? 1 : 0);
-    await this.#zoneObjects?.report(outcome.counts, (c) => this.#zones.status(c), master);
+    await this.#zoneObjects?.report(
+      outcome.counts,
+      (c) => this.#zones.status(c),
+      master,
+      (c) => zoneNotes(this.#settings, this.#queues, c.zone, this.#deps.clock),
+    );
   }
 
   /**

@@ -100,9 +100,9 @@ export class UniqueQueue {
     return this.#entries.map((e) => e.item.value);
   }
 
-  /** Copies of the heap items in processAt order (ties in add order). */
-  items(): TimedValue[] {
-    return this.#entries.map((e) => ({ ...e.item }));
+  /** Copies of the first `limit` heap items (all by default) in processAt order (ties in add order). */
+  items(limit = Infinity): TimedValue[] {
+    return this.#entries.slice(0, limit).map((e) => ({ ...e.item }));
   }
 
   #indexOf(value: string): number {
@@ -233,7 +233,7 @@ export class RateLimitedTimedQueue {
    * The heap items in the order `try` takes them and the limiter's state now: what the taint ETA
    * (`earliestTaintTimes`) is computed from.
    */
-  schedule(): { bucket: BucketState; items: TimedValue[] } {
-    return { bucket: this.#limiter.state(), items: this.#queue.items() };
+  schedule(limit?: number): { bucket: BucketState; items: TimedValue[]; length: number } {
+    return { bucket: this.#limiter.state(), items: this.#queue.items(limit), length: this.#queue.size() };
   }
 }

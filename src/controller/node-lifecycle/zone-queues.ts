@@ -103,9 +103,9 @@ export class ZoneQueues {
     return zq.queue.add(name, uid);
   }
 
-  /** The zone queue's items in order and its limiter now, for verdicts (undefined: no queue). */
-  schedule(zone: string): ReturnType<RateLimitedTimedQueue['schedule']> | undefined {
-    return this.#queues.get(zone)?.queue.schedule();
+  /** The zone queue's first `limit` items in order and its limiter now, for verdicts (undefined: no queue). */
+  schedule(zone: string, limit?: number): ReturnType<RateLimitedTimedQueue['schedule']> | undefined {
+    return this.#queues.get(zone)?.queue.schedule(limit);
   }
 
   /** `Remove` from the zone queue (node healthy again, taint lifted, or node gone). */
