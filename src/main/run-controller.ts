@@ -9,6 +9,7 @@ import type { Node } from '../core/node.js';
 import { systemRandom } from '../core/random.js';
 import type { NodeLifecycleConfig } from '../controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../controller/node-lifecycle/node-lifecycle-controller.js';
+import type { VerdictSink } from '../controller/node-lifecycle/events.js';
 import {
   runLeaderElection,
   validateLeaderElectionConfig,
@@ -29,6 +30,8 @@ export async function runNodeLifecycle(deps: {
   identity: string;
   signal: AbortSignal;
   onSynced?: () => void;
+  /** A dry-run controller (docs/verdicts.md#dry-run): writes nothing but its verdicts. */
+  dryRun?: boolean;
 }): Promise<void> {
   const { client, log, signal } = deps;
   const nodes = new Informer<Node>({
@@ -58,6 +61,8 @@ export async function runNodeLifecycle(deps: {
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     config: deps.config,
     identity: deps.identity,
+    ...verdictSinkOf(client),
+    dryRun: deps.dryRun === true,
   });
   await Promise.all([nodes.waitForSync(signal), leases.waitForSync(signal)]).then(
     () => deps.onSynced?.(),
@@ -65,6 +70,12 @@ export async function runNodeLifecycle(deps: {
   );
   await controller.run(signal);
   await informers;
+}
+
+/** The API's Verdict resource as the controller's verdict sink, when the client has one. */
+function verdictSinkOf(client: ApiClient): { verdicts?: VerdictSink } {
+  const verdicts = (client as ApiClient & { verdicts?: VerdictSink }).verdicts;
+  return verdicts === undefined ? {} : { verdicts };
 }
 
 /** --leader-elect-* flags → config, checked at start-up so a bad combination fails before serving. */
@@ -111,15 +122,27 @@ export async function runElected(
   }
 }
 
-/** `shepherd --mode controller --api-addr host:port`: the node lifecycle controller as its own process. */
+/**
+ * `shepherd --mode controller --api-addr host:port`: the node lifecycle controller as its own process; with
+ * `--dry-run` a dry-run controller, which writes nothing but verdicts and needs no leadership.
+ */
 export async function runControllerMode(opts: Opts, signal: AbortSignal): Promise<number> {
-  const log = asLogger(loggerFrom(opts, 'node-lifecycle-controller'));
+  const dryRun = opts.dryRun === true;
+  const log = asLogger(loggerFrom(opts, dryRun ? 'node-lifecycle-controller-dry-run' : 'node-lifecycle-controller'));
   const config = controllerConfigFrom(opts);
-  if (opts.leaderElect === true) leaderElectionConfigFrom(opts);
+  const elect = opts.leaderElect === true && !dryRun;
+  if (elect) leaderElectionConfigFrom(opts);
+  if (dryRun && opts.leaderElect === true)
+    log.info('--leader-elect ignored: a dry-run controller writes nothing and runs beside the leader');
   const client = httpClientFrom(opts, log);
   let ready = false;
   const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, { ready: () => ready, log });
-  log.info({ apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], ...config }, 'node lifecycle controller starting');
+  log.info(
+    { apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], dryRun, ...config },
+    dryRun
+      ? 'dry-run node lifecycle controller starting: it writes nothing but verdicts'
+      : 'node lifecycle controller starting',
+  );
   try {
     const run = (s: AbortSignal): Promise<void> =>
       runNodeLifecycle({
@@ -129,13 +152,14 @@ export async function runControllerMode(opts: Opts, signal: AbortSignal): Promis
         ...(probes ? { metrics: probes.metrics } : {}),
         identity: processIdentity(),
         signal: s,
+        dryRun,
         onSynced: () => {
           ready = true;
           log.info('caches synced; judging node health');
         },
       });
     // A remote controller is leader-elected only when asked (--leader-elect): a single one needs no election.
-    if (opts.leaderElect === true) {
+    if (elect) {
       ready = true;
       await runElected(opts, client, log, run, signal);
     } else {

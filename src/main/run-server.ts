@@ -147,12 +147,16 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
   const listen = parseListen(opts.listen as string);
   const controllerConfig = opts.controller === false ? undefined : controllerConfigFrom(opts);
   const security = serverSecurityFrom(opts, listen, log);
+  const dryRun = opts.controllerDryRun === true;
   const mayElect =
-    opts.leaderElect === true || (opts.leaderElect === undefined && (opts.etcdServers as string[] | undefined)?.length);
+    !dryRun &&
+    (opts.leaderElect === true ||
+      (opts.leaderElect === undefined && (opts.etcdServers as string[] | undefined)?.length));
   if (controllerConfig && mayElect) leaderElectionConfigFrom(opts);
   const metrics = new ApiMetrics();
   const { store, where } = await openStore(opts, log, metrics);
-  const leaderElect = (opts.leaderElect as boolean | undefined) ?? store.kind === 'etcd';
+  // A dry-run controller writes nothing, so it needs no leadership (docs/verdicts.md#dry-run).
+  const leaderElect = !dryRun && ((opts.leaderElect as boolean | undefined) ?? store.kind === 'etcd');
   const registry = new Registry({
     store,
     clock: systemClock,
@@ -207,7 +211,11 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
     );
     if (controllerConfig) {
       const client = new LocalApiClient({ registry });
-      const controllerLog = log.child({ component: 'node-lifecycle-controller' });
+      const controllerLog = log.child({
+        component: dryRun ? 'node-lifecycle-controller-dry-run' : 'node-lifecycle-controller',
+      });
+      if (dryRun)
+        controllerLog.info('the in-process node lifecycle controller is a dry-run: it writes nothing but verdicts');
       const run = (signal: AbortSignal): Promise<void> =>
         runNodeLifecycle({
           client,
@@ -216,6 +224,7 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
           metrics: metrics.register,
           identity: processIdentity(),
           signal,
+          dryRun,
         });
       background.push(
         (leaderElect ? runElected(opts, client, controllerLog, run, stop.signal) : run(stop.signal)).catch(

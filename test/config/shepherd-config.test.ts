@@ -93,3 +93,11 @@ test('--ui serves the dashboard by default; --ui=false turns it off; bare boolea
   assert.throws(() => parse(['--ui=no']), /true or false/);
   assert.match(buildShepherdCommand('0.0.0-test').helpInformation(), /--ui \[bool\]\s+serve the web dashboard/);
 });
+
+test('--dry-run (controller) and --controller-dry-run (server) are off unless given', () => {
+  const o = parse([]);
+  assert.equal(o.dryRun, undefined);
+  assert.equal(o.controllerDryRun, undefined);
+  assert.equal(parse(['--mode', 'controller', '--dry-run']).dryRun, true);
+  assert.equal(parse(['--controller-dry-run']).controllerDryRun, true);
+});
