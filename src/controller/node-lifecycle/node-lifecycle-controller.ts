@@ -2,34 +2,28 @@ import type { Registry } from 'prom-client';
 import type { ApiClient } from '../../client/api-client.js';
 import type { ObjectCache } from '../../client/object-cache.js';
 import type { Clock } from '../../core/clock.js';
-import { runLoop } from './controller-loop.js';
 import type { Lease } from '../../core/lease.js';
 import type { Logger } from '../../core/logger.js';
 import type { Node } from '../../core/node.js';
 import type { Random } from '../../core/random.js';
+import type { BreakerView } from './breaker-status.js';
 import type { NodeLifecycleConfig } from './config.js';
-import { ConsistencyError, ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
-import { ZoneBook, type ZoneSnapshot } from './disruption.js';
-import { EventRecorder, type VerdictSink } from './events.js';
-import { NodeLifecycleMetrics } from './metrics.js';
+import { ConsistencyError } from './consistency-store.js';
+import { runLoop } from './controller-loop.js';
+import { buildParts, type ControllerParts } from './controller-parts.js';
+import type { ZoneSnapshot } from './disruption.js';
+import type { VerdictSink } from './events.js';
+import { mapLimit } from './map-limit.js';
 import {
   confirmMark,
   judgeCached,
   settleNode,
-  type EvaluatorDeps,
   type Judged,
-  type ShortCircuit,
   type Judgement,
+  type ShortCircuit,
 } from './node-evaluator.js';
 import type { NodeHealth } from './node-health.js';
-import { KnownNodes } from './known-nodes.js';
-import { mapLimit } from './map-limit.js';
 import { commitWritten, type NodeRecord } from './node-record.js';
-import { PauseDetector } from './pause-detector.js';
-import { OwnWrites, type NodeOverlay } from './own-writes.js';
-import { refuseWrites, simulatingClient } from './dry-run-client.js';
-import { ShadowNodes } from './shadow-nodes.js';
-import { TaintReconciler } from './taint-reconciler.js';
 import {
   announceMembership,
   announcePause,
@@ -37,13 +31,8 @@ import {
   announceStaleLeaseCache,
   announceZones,
 } from './pass-events.js';
-import { LeaseWarnings } from './lease-warnings.js';
-import { BreakerStatus, type BreakerView } from './breaker-status.js';
-import { ZoneObjectSync } from './zone-objects.js';
-import { ZoneQueues } from './zone-queues.js';
-import { settingsNote, zoneNotes } from './zone-notes.js';
-import { VerdictRecorder } from './verdict-recorder.js';
-import { decisionContext, draftHolds, draftMarks, draftReady } from './pass-verdicts.js';
+import { draftHolds, draftMarks, draftReady } from './pass-verdicts.js';
+import { zoneNotes } from './zone-notes.js';
 
 export interface NodeLifecycleControllerDeps {
   client: ApiClient;
@@ -85,86 +74,16 @@ const SNAPSHOT_QUEUE_LIMIT = 50;
 export class NodeLifecycleController {
   readonly #deps: NodeLifecycleControllerDeps;
   readonly #cfg: NodeLifecycleConfig;
-  readonly #consistency: Pick<ConsistencyStore, 'wroteAt' | 'ensureReady' | 'pending'>;
-  readonly #evalDeps: EvaluatorDeps;
-  readonly #queues: ZoneQueues;
-  readonly #zones: ZoneBook;
-  readonly #writes: NodeOverlay;
-  readonly #events: EventRecorder;
-  readonly #metrics: NodeLifecycleMetrics;
-  readonly #taints: TaintReconciler;
-  /** Undefined for a dry-run controller, which writes no Zone object. */
-  readonly #zoneObjects: ZoneObjectSync | undefined;
-  readonly #pause: PauseDetector;
-  /** knownNodeSet and nodeHealthMap in one (see NodeRecord). */
-  readonly #nodes = new KnownNodes();
-  readonly #leaseWarnings: LeaseWarnings;
-  readonly #breaker: BreakerStatus;
-  readonly #verdicts: VerdictRecorder;
+  readonly #p: ControllerParts;
   /** Nodes a Hold verdict was written for since the breaker started holding (one verdict per node and hold). */
   readonly #held = new Set<string>();
-  /** The settings annotation of every Zone object (zone-notes.ts). */
-  readonly #settings: string;
   #passes = 0;
   #serial: Promise<unknown> = Promise.resolve();
 
   constructor(deps: NodeLifecycleControllerDeps) {
     this.#deps = deps;
     this.#cfg = deps.config;
-    this.#settings = settingsNote(deps.config);
-    const dryRun = deps.dryRun === true;
-    const shadow = dryRun ? new ShadowNodes(deps.nodes) : undefined;
-    // Every part below writes through this client: for a dry-run, one that cannot write.
-    const client = shadow ? simulatingClient(refuseWrites(deps.client), shadow) : deps.client;
-    this.#consistency = deps.config.leaseCircuitBreaker
-      ? new ConsistencyStore({ leases: deps.leases })
-      : noopConsistencyStore;
-    this.#evalDeps = {
-      client,
-      leases: deps.leases,
-      clock: deps.clock,
-      config: deps.config,
-      consistency: this.#consistency,
-    };
-    this.#queues = new ZoneQueues(deps.config, deps.clock);
-    this.#zones = new ZoneBook(deps.config, this.#queues);
-    this.#writes = shadow ?? new OwnWrites(deps.nodes);
-    this.#events = new EventRecorder({
-      client,
-      clock: deps.clock,
-      log: deps.log,
-      ...(deps.identity === undefined ? {} : { host: deps.identity }),
-      ...(deps.verdicts === undefined ? {} : { verdicts: deps.verdicts }),
-      writeEvents: !dryRun,
-    });
-    this.#metrics = new NodeLifecycleMetrics(deps.metrics, { dryRun });
-    this.#breaker = new BreakerStatus(this.#metrics);
-    this.#verdicts = new VerdictRecorder({
-      pacer: this.#events,
-      clock: deps.clock,
-      timings: deps.config,
-      metrics: this.#metrics,
-      context: decisionContext({
-        nodes: this.#nodes,
-        zones: () => this.#zones,
-        queues: () => this.#queues,
-        breaker: () => (deps.config.leaseCircuitBreaker ? this.#breaker.view(true, []) : undefined),
-      }),
-      dryRun,
-    });
-    this.#leaseWarnings = new LeaseWarnings(this.#events, deps.log, deps.config);
-    this.#taints = new TaintReconciler({
-      client,
-      writes: this.#writes,
-      clock: deps.clock,
-      log: deps.log,
-      queues: this.#queues,
-      events: this.#events,
-      metrics: this.#metrics,
-      verdicts: this.#verdicts,
-    });
-    this.#zoneObjects = dryRun ? undefined : new ZoneObjectSync({ client, log: deps.log });
-    this.#pause = new PauseDetector(deps.config.nodeMonitorPeriodMs, deps.config.nodeMonitorGracePeriodMs);
+    this.#p = buildParts(deps);
   }
 
   run(signal: AbortSignal): Promise<void> {
@@ -190,31 +109,37 @@ export class NodeLifecycleController {
         await this.#pass();
       } finally {
         this.#passes++;
-        this.#metrics.passDuration.observe((this.#deps.clock.monotonic() - start) / 1000);
-        await this.#events.flush();
+        this.#p.metrics.passDuration.observe((this.#deps.clock.monotonic() - start) / 1000);
+        await this.#p.events.flush();
       }
     });
   }
 
   doNoExecuteTaintingPass(): Promise<void> {
     return this.#exclusive(async () => {
-      await this.#taints.tainterPass();
-      this.#verdicts.resolve();
-      await this.#events.flush();
+      await this.#p.taints.tainterPass();
+      this.#p.verdicts.resolve();
+      await this.#p.events.flush();
     });
   }
 
   snapshot(): ControllerSnapshot {
-    const zones = this.#zones.snapshot(SNAPSHOT_QUEUE_LIMIT);
-    const breaker = this.#breaker.view(this.#cfg.leaseCircuitBreaker, this.#consistency.pending());
+    const zones = this.#p.zones.snapshot(SNAPSHOT_QUEUE_LIMIT);
+    const breaker = this.#p.breaker.view(this.#cfg.leaseCircuitBreaker, this.#p.consistency.pending());
     let healthRecords = 0;
-    for (const rec of this.#nodes.values()) if (rec.health !== undefined) healthRecords++;
-    return { masterDisruption: this.#zones.inMasterDisruption(), zones, breaker, healthRecords, passes: this.#passes };
+    for (const rec of this.#p.nodes.values()) if (rec.health !== undefined) healthRecords++;
+    return {
+      masterDisruption: this.#p.zones.inMasterDisruption(),
+      zones,
+      breaker,
+      healthRecords,
+      passes: this.#passes,
+    };
   }
 
   /** The health record of a node (a copy), for inspection; undefined when there is none. */
   healthOf(name: string): NodeHealth | undefined {
-    const h = this.#nodes.get(name)?.health;
+    const h = this.#p.nodes.get(name)?.health;
     return h ? { ...h } : undefined;
   }
 
@@ -233,14 +158,14 @@ export class NodeLifecycleController {
    */
   async #pass(): Promise<void> {
     const now = this.#deps.clock.monotonic();
-    const gap = this.#pause.passStarted(now);
+    const gap = this.#p.pause.passStarted(now);
     if (gap !== undefined) {
-      this.#nodes.freshGrace(now);
-      announcePause(this.#events, this.#deps.log, gap);
+      this.#p.nodes.freshGrace(now);
+      announcePause(this.#p.events, this.#deps.log, gap);
     }
     // The cache's own array when it offers one: read synchronously below, and copied before the first await.
-    let nodes = this.#writes.overlay(this.#deps.nodes.sortedView?.() ?? this.#deps.nodes.list());
-    const { recs, marks } = this.#nodes.judge(
+    let nodes = this.#p.writes.overlay(this.#deps.nodes.sortedView?.() ?? this.#deps.nodes.list());
+    const { recs, marks } = this.#p.nodes.judge(
       nodes,
       this.#deps.leases.sortedView?.() ?? this.#deps.leases.list(),
       now,
@@ -251,7 +176,7 @@ export class NodeLifecycleController {
       // Check A once for the pass, after the synchronous judgement (nothing of it is committed yet), so a hold can
       // name the nodes it holds: no await separates the judgements, so the answer cannot change in between
       // (docs/node-lifecycle.md#d16-check-b-only-before-a-write).
-      const notReady = this.#consistency.ensureReady();
+      const notReady = this.#p.consistency.ensureReady();
       if (notReady)
         return this.#abandon({ kind: 'short-circuit', node: first.metadata.name, error: notReady }, nodes, recs, marks);
     }
@@ -266,7 +191,7 @@ export class NodeLifecycleController {
       marks,
       this.#cfg.nodeWorkers,
       async (i): Promise<Judgement> => {
-        const v = await confirmMark(this.#evalDeps, judgeCached(this.#evalDeps, recs[i]?.health, owned[i] as Node));
+        const v = await confirmMark(this.#p.evalDeps, judgeCached(this.#p.evalDeps, recs[i]?.health, owned[i] as Node));
         if (v.kind === 'short-circuit') tripped ??= v;
         return v;
       },
@@ -274,7 +199,7 @@ export class NodeLifecycleController {
     );
     if (tripped) return this.#abandon(tripped, owned, recs, marks);
     this.#classify(owned, recs);
-    const settled = await mapLimit(verdicts as Judged[], this.#cfg.nodeWorkers, (v) => settleNode(this.#evalDeps, v));
+    const settled = await mapLimit(verdicts as Judged[], this.#cfg.nodeWorkers, (v) => settleNode(this.#p.evalDeps, v));
     const written = new Map<number, Judged>();
     settled.forEach((s, k) => {
       const i = marks[k] as number;
@@ -283,7 +208,7 @@ export class NodeLifecycleController {
         commitWritten(rec, s.health, s.current);
         owned[i] = s.node;
         written.set(i, s);
-        if (s.marked) this.#writes.remember(s.node);
+        if (s.marked) this.#p.writes.remember(s.node);
       } else if (s.kind === 'skipped') {
         rec.passSkipped = true;
         this.#deps.log.warn(
@@ -305,38 +230,38 @@ export class NodeLifecycleController {
     recs: readonly NodeRecord[],
     written: ReadonlyMap<number, Judged>,
   ): Promise<void> {
-    this.#breaker.release();
+    this.#p.breaker.release();
     if (this.#held.size > 0) this.#held.clear();
     const { clock } = this.#deps;
     const now = clock.monotonic();
-    if (written.size > 0) draftMarks(this.#verdicts, written, recs, clock);
-    const { readyByZone, unsettled } = this.#nodes.tally(nodes, recs, (rec, node, i) => {
+    if (written.size > 0) draftMarks(this.#p.verdicts, written, recs, clock);
+    const { readyByZone, unsettled } = this.#p.nodes.tally(nodes, recs, (rec, node, i) => {
       if (rec.ready !== rec.passStatus) {
-        const back = announceReadyChange(this.#events, rec, node, rec.passCurrent, written.get(i), clock);
-        if (back !== undefined) draftReady(this.#verdicts, rec, node, back, this.#cfg);
+        const back = announceReadyChange(this.#p.events, rec, node, rec.passCurrent, written.get(i), clock);
+        if (back !== undefined) draftReady(this.#p.verdicts, rec, node, back, this.#cfg);
       }
-      if (rec.lease !== rec.leaseChecked) this.#leaseWarnings.check(rec, node);
+      if (rec.lease !== rec.leaseChecked) this.#p.leaseWarnings.check(rec, node);
     });
-    const outcome = this.#zones.handleTallies(readyByZone);
+    const outcome = this.#p.zones.handleTallies(readyByZone);
     for (const z of outcome.initial) this.#deps.log.info({ zone: z }, 'Setting initial state for unseen zone');
-    announceZones(this.#events, this.#deps.log, outcome);
+    announceZones(this.#p.events, this.#deps.log, outcome);
     // Every node gets a fresh grace: the outage may have been ours. Only existing records
     // (docs/node-lifecycle.md#d9-no-crash-without-a-health-record).
-    if (outcome.transition === 'exit') this.#nodes.freshGrace(now);
-    const master = this.#zones.inMasterDisruption();
-    const plans = this.#taints.plan(nodes, recs, master ? undefined : unsettled, master);
+    if (outcome.transition === 'exit') this.#p.nodes.freshGrace(now);
+    const master = this.#p.zones.inMasterDisruption();
+    const plans = this.#p.taints.plan(nodes, recs, master ? undefined : unsettled, master);
     // Verdicts of this pass's marks and queueing, with the queue as the reconcile left it.
-    this.#verdicts.resolve();
-    await mapLimit(plans, this.#cfg.nodeWorkers, (p) => this.#taints.apply(p));
-    await this.#taints.tainterPass();
-    this.#verdicts.resolve();
-    this.#metrics.setZones(outcome.counts);
-    this.#metrics.masterDisruption.set(master ? 1 : 0);
-    await this.#zoneObjects?.report(
+    this.#p.verdicts.resolve();
+    await mapLimit(plans, this.#cfg.nodeWorkers, (p) => this.#p.taints.apply(p));
+    await this.#p.taints.tainterPass();
+    this.#p.verdicts.resolve();
+    this.#p.metrics.setZones(outcome.counts);
+    this.#p.metrics.masterDisruption.set(master ? 1 : 0);
+    await this.#p.zoneObjects?.report(
       outcome.counts,
-      (c) => this.#zones.status(c),
+      (c) => this.#p.zones.status(c),
       master,
-      (c) => zoneNotes(this.#settings, this.#queues, c.zone, this.#deps.clock),
+      (c) => zoneNotes(this.#p.settings, this.#p.queues, c.zone, this.#deps.clock),
     );
   }
 
@@ -354,22 +279,22 @@ export class NodeLifecycleController {
       { node: sc.node, err: sc.error },
       'Update health of Node from Controller error, Skipping - no pods will be evicted',
     );
-    this.#breaker.hold(sc.error, !(sc.error instanceof ConsistencyError));
+    this.#p.breaker.hold(sc.error, !(sc.error instanceof ConsistencyError));
     const now = this.#deps.clock.monotonic();
-    if (sc.stale) announceStaleLeaseCache(this.#events, this.#nodes.get(sc.node), sc, this.#cfg, now);
-    draftHolds(this.#verdicts, this.#held, marks, recs, nodes, sc, this.#cfg, now);
-    this.#verdicts.resolve();
-    await this.#zoneObjects?.reportHolding(`holding: ${sc.error.message}`.slice(0, 1000));
+    if (sc.stale) announceStaleLeaseCache(this.#p.events, this.#p.nodes.get(sc.node), sc, this.#cfg, now);
+    draftHolds(this.#p.verdicts, this.#held, marks, recs, nodes, sc, this.#cfg, now);
+    this.#p.verdicts.resolve();
+    await this.#p.zoneObjects?.reportHolding(`holding: ${sc.error.message}`.slice(0, 1000));
   }
 
   /** RegisteredNode / RemovingNode and zone queues for the nodes listed in a pass that was not abandoned. */
   #classify(nodes: readonly Node[], recs: NodeRecord[]): void {
-    const changes = this.#nodes.register(nodes, recs);
-    announceMembership(this.#events, changes);
-    this.#queues.track(changes, () => [...this.#nodes.values()].map((r) => r.zone));
+    const changes = this.#p.nodes.register(nodes, recs);
+    announceMembership(this.#p.events, changes);
+    this.#p.queues.track(changes, () => [...this.#p.nodes.values()].map((r) => r.zone));
     for (const { name } of changes.removed) {
-      this.#leaseWarnings.forget(name);
-      this.#writes.forget(name);
+      this.#p.leaseWarnings.forget(name);
+      this.#p.writes.forget(name);
     }
   }
 }
