@@ -12,7 +12,7 @@ import { formatTaint, nodeStatus, nodeZone } from './node-table.js';
 import { getOptional } from './resource-views.js';
 import { styled, TablePrinter } from './table-printer.js';
 import { formatRate } from './zone-table.js';
-import { clockTime, decidedAt, verdictClient } from './verdict-format.js';
+import { clockTime, decidedAt } from './verdict-format.js';
 
 type Field = [key: string, value: string | string[]];
 
@@ -56,7 +56,7 @@ export async function runDescribeNode(deps: CliDeps, name: string): Promise<numb
 /** The node's newest live verdict; undefined when there is none, `unknown` when the server keeps none (older API). */
 async function lastVerdict(deps: CliDeps, name: string): Promise<Verdict | 'unknown' | undefined> {
   try {
-    const list = await verdictClient(deps.client).list({
+    const list = await deps.client.verdicts.list({
       ...(deps.signal ? { signal: deps.signal } : {}),
       fieldSelector: `node=${name}`,
     });

@@ -10,7 +10,7 @@ import { livePicture, type LivePicture } from './live-picture.js';
 import { nodeZone } from './node-table.js';
 import { encodeObject } from './output.js';
 import { getOptional } from './resource-views.js';
-import { clockTime, decidedAt, rate, sortOldestFirst, span, verdictBlock, verdictClient } from './verdict-format.js';
+import { clockTime, decidedAt, rate, sortOldestFirst, span, verdictBlock } from './verdict-format.js';
 
 /** What `sheepctl explain node NAME` says, as data (`-o json|yaml` prints this object). */
 export interface NodeExplanation {
@@ -149,7 +149,7 @@ export async function runExplainNode(deps: CliDeps, name: string, output: 'text'
   const [lease, zones, verdicts] = await Promise.all([
     getOptional(deps.client.leases(NODE_LEASE_NAMESPACE), name, deps.signal),
     deps.client.zones.list(opts),
-    verdictClient(deps.client).list({ ...opts, fieldSelector: `node=${name}` }),
+    deps.client.verdicts.list({ ...opts, fieldSelector: `node=${name}` }),
   ]);
   const zone = zones.items.find((z) => z.metadata.name === nodeZone(node));
   const now = deps.now();

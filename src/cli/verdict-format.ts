@@ -1,15 +1,5 @@
-import type { ResourceClient } from '../client/api-client.js';
-import type { ApiClient } from '../client/api-client.js';
 import { parseTime } from '../core/clock.js';
-import { NotFoundError } from '../core/errors.js';
 import type { Verdict } from '../core/verdict.js';
-
-/** The API's Verdict resource on a client (docs/api.md#verdict); NotFound on a client without one. */
-export function verdictClient(client: ApiClient): ResourceClient<Verdict> {
-  const rc = (client as ApiClient & { verdicts?: ResourceClient<Verdict> }).verdicts;
-  if (rc === undefined) throw new NotFoundError('verdicts', '', 'this API client has no verdicts resource');
-  return rc;
-}
 
 /** Decision time of a verdict in ms (its evidence's observedAt; NaN when unparsable). */
 export const decidedAt = (v: Verdict): number => parseTime(v.evidence.observedAt);

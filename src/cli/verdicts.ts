@@ -3,7 +3,7 @@ import type { CliDeps } from './cli-context.js';
 import { compareDryRun, differenceText, summaryText } from './dry-run-diff.js';
 import { encodeObject, listObject } from './output.js';
 import { TablePrinter } from './table-printer.js';
-import { clockTime, decidedAt, sortOldestFirst, span, verdictClient } from './verdict-format.js';
+import { clockTime, decidedAt, sortOldestFirst, span } from './verdict-format.js';
 
 export interface VerdictsOptions {
   node?: string | undefined;
@@ -22,7 +22,7 @@ export const VERDICT_HEADERS = ['TIME', 'NODE', 'ACTION', 'REASON', 'BY', 'MESSA
  * (docs/verdicts.md#tuning-with-dry-run).
  */
 export async function runVerdicts(deps: CliDeps, o: VerdictsOptions): Promise<number> {
-  const list = await verdictClient(deps.client).list({
+  const list = await deps.client.verdicts.list({
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(o.node === undefined ? {} : { fieldSelector: `node=${o.node}` }),
   });

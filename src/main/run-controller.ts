@@ -9,7 +9,6 @@ import type { Node } from '../core/node.js';
 import { systemRandom } from '../core/random.js';
 import type { NodeLifecycleConfig } from '../controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../controller/node-lifecycle/node-lifecycle-controller.js';
-import type { VerdictSink } from '../controller/node-lifecycle/events.js';
 import {
   runLeaderElection,
   validateLeaderElectionConfig,
@@ -61,7 +60,6 @@ export async function runNodeLifecycle(deps: {
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     config: deps.config,
     identity: deps.identity,
-    ...verdictSinkOf(client),
     dryRun: deps.dryRun === true,
   });
   await Promise.all([nodes.waitForSync(signal), leases.waitForSync(signal)]).then(
@@ -70,12 +68,6 @@ export async function runNodeLifecycle(deps: {
   );
   await controller.run(signal);
   await informers;
-}
-
-/** The API's Verdict resource as the controller's verdict sink, when the client has one. */
-function verdictSinkOf(client: ApiClient): { verdicts?: VerdictSink } {
-  const verdicts = (client as ApiClient & { verdicts?: VerdictSink }).verdicts;
-  return verdicts === undefined ? {} : { verdicts };
 }
 
 /** --leader-elect-* flags → config, checked at start-up so a bad combination fails before serving. */

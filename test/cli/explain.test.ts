@@ -5,7 +5,6 @@ import { explainNode, runExplainNode } from '../../src/cli/explain-node.js';
 import { partialDisruptionAt, runExplainZone } from '../../src/cli/explain-zone.js';
 import { runVerdicts } from '../../src/cli/verdicts.js';
 import { runDescribeNode } from '../../src/cli/describe.js';
-import type { ObjectList } from '../../src/client/api-client.js';
 import { defaultNodeLifecycleConfig } from '../../src/controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../../src/controller/node-lifecycle/node-lifecycle-controller.js';
 import type { Lease } from '../../src/core/lease.js';
@@ -49,15 +48,7 @@ async function story(endMs: number): Promise<{ h: Harness; verdicts: Verdict[] }
   await Promise.all(loops);
   const verdicts = [...h.verdicts.written, ...dry.written];
   // The API serves them (field selector node=NAME), as the Verdict resource does.
-  Object.assign(h.client, {
-    verdicts: {
-      list: async (o: { fieldSelector?: string } = {}): Promise<ObjectList<Verdict>> => {
-        const node = /^node=(.+)$/.exec(o.fieldSelector ?? '')?.[1];
-        const items = verdicts.filter((v) => node === undefined || v.node === node);
-        return { apiVersion: 'shepherd.io/v1', kind: 'VerdictList', metadata: { resourceVersion: '1' }, items };
-      },
-    },
-  });
+  for (const v of verdicts) h.client.put('verdicts', v);
   return { h, verdicts };
 }
 

@@ -62,7 +62,8 @@ export function buildParts(deps: NodeLifecycleControllerDeps): ControllerParts {
     clock: deps.clock,
     log: deps.log,
     ...(deps.identity === undefined ? {} : { host: deps.identity }),
-    ...(deps.verdicts === undefined ? {} : { verdicts: deps.verdicts }),
+    // The client's Verdict resource unless told otherwise: for a dry-run, through the client that refuses the rest.
+    verdicts: deps.verdicts ?? client.verdicts,
     writeEvents: !dryRun,
   });
   const metrics = new NodeLifecycleMetrics(deps.metrics, { dryRun });

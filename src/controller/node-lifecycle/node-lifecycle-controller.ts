@@ -44,7 +44,7 @@ export interface NodeLifecycleControllerDeps {
   metrics?: Registry;
   config: NodeLifecycleConfig;
   identity?: string;
-  /** Where the controller's Verdicts go (docs/verdicts.md); without one no verdict is recorded. */
+  /** Where the controller's Verdicts go (docs/verdicts.md); default `client.verdicts`. */
   verdicts?: VerdictSink;
   /**
    * Run as a dry-run controller (docs/verdicts.md#dry-run): every write but a verdict is refused by the client

@@ -167,7 +167,7 @@ export class VerdictRecorder {
     return {
       apiVersion: 'shepherd.io/v1',
       kind: 'Verdict',
-      metadata: { name: this.#name(d.node), ...(labels ? { labels } : {}) },
+      metadata: { ...this.#name(d.node), ...(labels ? { labels } : {}) },
       node: d.node,
       action: d.action,
       reason: d.reason,
@@ -199,10 +199,11 @@ export class VerdictRecorder {
 
   /**
    * `<node>.<wall ms>-<n>` (`<node>.dry-<wall ms>-<n>` for the dry-run controller): unique per controller and
-   * time, sorted by time within a node, and deterministic on a fake clock.
+   * time, sorted by time within a node, and deterministic on a fake clock. A node name too long for the suffix
+   * leaves the naming to the server (`<node>.<time><random>`).
    */
-  #name(node: string): string {
-    const suffix = `.${this.#deps.dryRun ? 'dry-' : ''}${this.#deps.clock.now()}-${++this.#seq}`;
-    return `${node.slice(0, 253 - suffix.length).replace(/[-.]+$/, '')}${suffix}`;
+  #name(node: string): { name?: string } {
+    const name = `${node}.${this.#deps.dryRun ? 'dry-' : ''}${this.#deps.clock.now()}-${++this.#seq}`;
+    return name.length <= 253 ? { name } : {};
   }
 }
