@@ -41,6 +41,17 @@ describe('verdicts: one per decision, none without', () => {
     assert.deepEqual(h.verdicts.written, []);
   });
 
+  it("a new node's first Ready is no decision: no verdict (a fleet bring-up must not flood the pacer)", async () => {
+    const h = harness();
+    h.addNode('n1', { zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await h.clock.advance(5_000);
+    h.postReady('n1', 'True');
+    await h.controller.monitorNodeHealth();
+    assert.equal(h.events('NodeReady').length, 1, 'the event is still there');
+    assert.deepEqual(h.verdicts.written, []);
+  });
+
   it('silence: one MarkUnknown with the evidence, one Taint, then nothing while the node stays dead', async () => {
     const h = harness();
     h.addNode('n1', { ready: 'True', zone: 'z' });

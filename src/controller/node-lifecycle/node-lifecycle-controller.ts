@@ -238,7 +238,8 @@ export class NodeLifecycleController {
     const { readyByZone, unsettled } = this.#p.nodes.tally(nodes, recs, (rec, node, i) => {
       if (rec.ready !== rec.passStatus) {
         const back = announceReadyChange(this.#p.events, rec, node, rec.passCurrent, written.get(i), clock);
-        if (back !== undefined) draftReady(this.#p.verdicts, rec, node, back, this.#cfg);
+        // A new node's first Ready (from no Ready condition) is no decision: only a return from False or Unknown.
+        if (back === 'False' || back === 'Unknown') draftReady(this.#p.verdicts, rec, node, back, this.#cfg);
       }
       if (rec.lease !== rec.leaseChecked) this.#p.leaseWarnings.check(rec, node);
     });

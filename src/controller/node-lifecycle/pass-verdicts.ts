@@ -45,7 +45,7 @@ export function draftMarks(
   }
 }
 
-/** Ready: the node is Ready again after `before` (Unknown, False or no Ready condition). */
+/** Ready: the node is Ready again after `before` (Unknown or False). */
 export function draftReady(
   verdicts: VerdictRecorder,
   rec: NodeRecord,
@@ -55,7 +55,6 @@ export function draftReady(
 ): void {
   if (!verdicts.enabled) return;
   const name = rec.name;
-  const was = before === 'None' ? 'had no Ready condition' : `was ${before}`;
   const tainted =
     hasTaint(node.spec.taints, { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }) ||
     hasTaint(node.spec.taints, { key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' });
@@ -64,7 +63,7 @@ export function draftReady(
     reason: 'NodeReady',
     node: name,
     zone: rec.zone,
-    message: `Node ${name} is Ready again (it ${was}): a renewal or a Ready heartbeat was observed`,
+    message: `Node ${name} is Ready again (it was ${before}): a renewal or a Ready heartbeat was observed`,
     next: readyNext(timings.nodeMonitorGracePeriodMs, tainted),
   });
 }
