@@ -222,10 +222,7 @@ describe('verdicts end to end: a stale lease cache', { timeout: 120_000 }, () =>
         `^${hold.node} is Ready; the lease circuit breaker holds the controller \\((lease node-lease/\\S+ is at resourceVersion \\d+ live but \\d+ in the cache|the leases cache is at resourceVersion \\d+, older than \\d+ seen live[^)]*)\\): no node is marked Unknown or tainted while it waits for the lease cache to catch up`,
       ),
     );
-    assert.match(
-      text,
-      /Held: +.*resourceVersion \d+.*; waits for the lease cache to catch up/,
-    );
+    assert.match(text, /Held: +.*resourceVersion \d+.*; waits for the lease cache to catch up/);
     assert.match(
       text,
       /Hold \(LeaseCacheStale\)\n.*looks silent for \d+s \(grace 2s\) but is not marked: the lease circuit breaker held the pass/,
@@ -305,5 +302,44 @@ describe('verdicts end to end: a dry-run controller beside the live one', { time
     const text = await explain(server, 'node', 'vd-b1');
     assert.match(text, /\[dry-run\] MarkUnknown \(HeartbeatTimeout\)/);
     assert.match(text, /Dry-run against the live controller:\n {2}MarkUnknown: dry-run \S+, live \S+: \d+s earlier/);
+  });
+});
+
+describe('verdicts end to end: --controller-dry-run on a server', { timeout: 120_000 }, () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig([...controllerFlags('2s'), '--controller-dry-run']);
+  });
+  after(async () => rig?.cleanup());
+
+  test('the in-process dry-run records its decisions and writes no Node, taint, Zone or Event', async () => {
+    const { client } = rig;
+    const history = await NodeHistory.start(client);
+    const victim = rig.agents.get('vd-a2') as Proc;
+    victim.signal('SIGKILL');
+    await victim.exited;
+    const vs = await eventually(
+      async () => {
+        const v = await verdictsOf(client, 'vd-a2');
+        return v.some((x) => x.action === 'Taint') ? v : undefined;
+      },
+      { what: 'the dry-run MarkUnknown and Taint', timeoutMs: 20_000 },
+    );
+    assert.deepEqual(
+      vs.map((v) => [v.action, v.dryRun]),
+      [
+        ['MarkUnknown', true],
+        ['Taint', true],
+      ],
+    );
+    await history.stop();
+    assert.deepEqual(history.notReady(), [], 'no node marked in the store');
+    assert.equal(unreachableNoExecute(await client.nodes.get('vd-a2')), undefined, 'no taint in the store');
+    assert.deepEqual((await client.zones.list()).items, [], 'no Zone object');
+    assert.deepEqual(
+      (await client.events.list()).items.filter((e) => e.source.component === 'node-controller'),
+      [],
+      'no event from the controller',
+    );
   });
 });
