@@ -162,8 +162,29 @@ describe('verdicts: one per decision, none without', () => {
       'n1 MarkUnknown/HeartbeatTimeout',
       'n1 SwapTaint/Unreachable',
     ]);
-    assert.equal(h.verdicts.of('n1', 'MarkUnknown')[0]?.next, undefined, 'no queue: the swap needs no token');
+    assert.equal(
+      h.verdicts.of('n1', 'MarkUnknown')[0]?.next,
+      'swap node.kubernetes.io/not-ready:NoExecute for node.kubernetes.io/unreachable:NoExecute in this pass, at once (no token)',
+    );
     for (const v of h.verdicts.written) valid(v);
+  });
+
+  it('a node already queued (Ready=False) and then marked: its MarkUnknown says what it waits for', async () => {
+    const h = harness({ nodeEvictionRate: 0 });
+    for (const n of ['n1', 'n2', 'n3', 'n4']) h.addNode(n, { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await h.clock.advance(5_000);
+    h.postReady('n1', 'False');
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 60_000, ['n2', 'n3', 'n4']);
+    assert.deepEqual(actions(h.verdicts.written), ['n1 QueueTaint/NotReady', 'n1 MarkUnknown/HeartbeatTimeout']);
+    const mark = h.verdicts.written[1] as Verdict;
+    assert.equal(mark.evidence.zone?.queuePosition, 1);
+    assert.equal(mark.evidence.zone?.earliestTaintAt, undefined, 'rate 0: never');
+    assert.equal(
+      mark.next,
+      'no node.kubernetes.io/unreachable:NoExecute while zone z has rate 0 (--node-eviction-rate)',
+    );
   });
 
   it('three nodes of a zone die together: positions 1-3, ETAs 10 s apart, each taint on time', async () => {

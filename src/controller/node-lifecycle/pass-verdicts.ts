@@ -1,19 +1,17 @@
+import type { Clock } from '../../core/clock.js';
 import { readyCondition, type Node } from '../../core/node.js';
+import type { BreakerView } from './breaker-status.js';
 import { ConsistencyError } from './consistency-store.js';
+import type { ZoneBook } from './disruption.js';
+import type { KnownNodes } from './known-nodes.js';
 import type { Judged, ShortCircuit } from './node-evaluator.js';
 import { REASON_NEVER_UPDATED, type HealthTimings } from './node-health.js';
 import type { NodeRecord } from './node-record.js';
-import { noExecuteFor, hasTaint } from './taints.js';
+import { markedMessage } from './pass-events.js';
+import { hasTaint, noExecuteFor, NOT_READY_NO_EXECUTE, taintName, UNREACHABLE_NO_EXECUTE } from './taints.js';
 import { formatSeconds, heldByBreakerNext, readyNext } from './verdict-evidence.js';
 import type { DecisionContext, VerdictRecorder } from './verdict-recorder.js';
-import { markedMessage } from './pass-events.js';
-import type { Clock } from '../../core/clock.js';
-import type { KnownNodes } from './known-nodes.js';
-import type { ZoneBook } from './disruption.js';
 import type { ZoneQueues } from './zone-queues.js';
-import type { BreakerView } from './breaker-status.js';
-
-const taintName = (t: { key: string; effect: string }): string => `${t.key}:${t.effect}`;
 
 /**
  * MarkUnknown for every node this pass marked (docs/verdicts.md#actions). Drafted before the taint reconcile, so
@@ -31,6 +29,7 @@ export function draftMarks(
     const rec = recs[i] as NodeRecord;
     const m = j.current ? noExecuteFor(j.current.status) : undefined;
     const carries = m && hasTaint(j.node.spec.taints, m.want) ? taintName(m.want) : undefined;
+    const swaps = m && !carries && hasTaint(j.node.spec.taints, m.other);
     verdicts.draft({
       action: 'MarkUnknown',
       reason: j.current?.reason === REASON_NEVER_UPDATED ? 'NeverReported' : 'HeartbeatTimeout',
@@ -40,6 +39,9 @@ export function draftMarks(
       graceMs: j.gracePeriodMs,
       ...(j.liveLeaseRv ? { liveRv: j.liveLeaseRv } : {}),
       ...(carries ? { carries } : {}),
+      ...(swaps && m
+        ? { next: `swap ${taintName(m.other)} for ${taintName(m.want)} in this pass, at once (no token)` }
+        : {}),
       detector: true,
     });
   }
@@ -56,8 +58,7 @@ export function draftReady(
   if (!verdicts.enabled) return;
   const name = rec.name;
   const tainted =
-    hasTaint(node.spec.taints, { key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }) ||
-    hasTaint(node.spec.taints, { key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' });
+    hasTaint(node.spec.taints, UNREACHABLE_NO_EXECUTE) || hasTaint(node.spec.taints, NOT_READY_NO_EXECUTE);
   verdicts.draft({
     action: 'Ready',
     reason: 'NodeReady',

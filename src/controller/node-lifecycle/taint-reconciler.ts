@@ -15,6 +15,7 @@ import {
   reconcileNoSchedule,
   sameTaints,
   swapTaints,
+  taintName,
   UNREACHABLE_NO_EXECUTE,
   writeTaints,
 } from './taints.js';
@@ -37,8 +38,6 @@ export interface TaintReconcilerDeps {
   /** Every taint decision is drafted here (docs/verdicts.md#actions); the controller resolves the drafts. */
   verdicts: VerdictRecorder;
 }
-
-const taintName = (t: { key: string; effect: string }): string => `${t.key}:${t.effect}`;
 
 /** What `prepare` decided for one node; `apply` writes it. */
 export interface TaintPlan {

@@ -33,6 +33,9 @@ export function isControllerTaint(t: Pick<Taint, 'key' | 'effect'>): boolean {
   return t.effect === 'NoExecute' && (t.key === TAINT_UNREACHABLE || t.key === TAINT_NOT_READY);
 }
 
+/** `key:effect`, as messages and verdicts name a taint. */
+export const taintName = (t: Pick<Taint, 'key' | 'effect'>): string => `${t.key}:${t.effect}`;
+
 /** Taint identity is (key, effect), as `taintutils.TaintExists`. */
 export function hasTaint(taints: readonly Taint[] | undefined, t: Pick<Taint, 'key' | 'effect'>): boolean {
   return (taints ?? []).some((x) => x.key === t.key && x.effect === t.effect);

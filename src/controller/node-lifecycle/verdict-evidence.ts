@@ -98,7 +98,9 @@ export function queuedNext(
   if (master)
     return `no ${taint} while every zone is FullDisruption (master disruption); when a zone recovers every node gets a fresh grace and tainting resumes`;
   if (!(z.rate > 0))
-    return `no ${taint} while zone ${zone} is ${z.state} at rate 0 (a zone of at most --large-cluster-size-threshold nodes stops tainting when partially disrupted)`;
+    return z.state === 'PartialDisruption'
+      ? `no ${taint} while zone ${zone} is PartialDisruption at rate 0 (a zone of at most --large-cluster-size-threshold nodes stops tainting when partially disrupted)`
+      : `no ${taint} while zone ${zone} has rate 0 (--node-eviction-rate)`;
   if (q === undefined || q.etaMono === undefined) return `taint ${taint} when the zone queue of ${zone} reaches it`;
   return `taint ${taint} at about ${timeOfDay(wallTimeOf(q.etaMono, clock))} (queue position ${q.position} of ${q.length} in zone ${zone} at ${z.rate}/s)`;
 }

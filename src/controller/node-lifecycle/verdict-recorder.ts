@@ -8,6 +8,7 @@ import type { NodeLifecycleMetrics } from './metrics.js';
 import type { TimedValue } from './rate-limited-queue.js';
 import { earliestTaintTimes } from './taint-eta.js';
 import type { BucketState } from './token-bucket.js';
+import { taintName, UNREACHABLE_NO_EXECUTE } from './taints.js';
 import {
   queuedNext,
   silenceEvidence,
@@ -58,6 +59,22 @@ export interface VerdictRecorderDeps {
   metrics: NodeLifecycleMetrics;
   context: DecisionContext;
   dryRun: boolean;
+}
+
+/** `next` of a decision that did not say it: the taint it waits for, or that it needs none. */
+function nextOf(
+  d: VerdictDraft,
+  zone: ZoneFacts,
+  queue: QueueFacts | undefined,
+  master: boolean,
+  clock: Clock,
+): string | undefined {
+  // A node marked while it already waited in the queue (it was NotReady) waits on, now for the unreachable taint.
+  const taint =
+    d.awaits ?? (queue !== undefined && d.action === 'MarkUnknown' ? taintName(UNREACHABLE_NO_EXECUTE) : undefined);
+  if (queue !== undefined && taint !== undefined) return queuedNext(taint, zone, queue, master, clock);
+  if (d.carries !== undefined) return `nothing more while it stays silent: it already carries ${d.carries}`;
+  return undefined;
 }
 
 /** A zone's queue read once per resolve: 0-based index by name, and each item's ETA. */
@@ -156,12 +173,7 @@ export class VerdictRecorder {
       masterDisruption: master,
       ...(d.detector ? { detector: { kind: 'fixed' as const } } : {}),
     };
-    const taint = d.awaits ?? d.carries;
-    let next = d.next;
-    if (next === undefined && queue !== undefined && taint !== undefined)
-      next = queuedNext(taint, zone, queue, master, clock);
-    else if (next === undefined && d.carries !== undefined)
-      next = `nothing more while it stays silent: it already carries ${d.carries}`;
+    const next = d.next ?? nextOf(d, zone, queue, master, clock);
     this.#deps.metrics.verdicts.inc({ action: d.action, reason: d.reason });
     const labels = labelValueProblem(d.node) === undefined ? { [VERDICT_NODE_LABEL]: d.node } : undefined;
     return {
