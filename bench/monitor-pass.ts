@@ -4,6 +4,7 @@
  *   node --import tsx bench/monitor-pass.ts [nodes...]        (default: 10000 100000)
  *   node --cpu-prof --import tsx bench/monitor-pass.ts 100000  (profile of everything, set-up included)
  *   MONITOR_PASS_PROFILE=passes.cpuprofile node --import tsx bench/monitor-pass.ts 100000  (measured passes only)
+ *   MONITOR_PASS_DRY_RUN=1 node --import tsx bench/monitor-pass.ts 100000  (the dry-run controller: docs/verdicts.md)
  *
  * Nodes and leases live in the real Informer (src/client/informer.ts), fed by an in-memory list + watch, so
  * the pass reads the cache exactly as in production. Between passes the fake clock moves one monitor period
@@ -220,6 +221,7 @@ async function run(n: number): Promise<Result> {
     clock,
     log: silentLogger,
     config: defaultNodeLifecycleConfig,
+    dryRun: process.env.MONITOR_PASS_DRY_RUN === '1',
   });
   const renewHalf = async (pass: number): Promise<void> => {
     const renewAt = formatTime(clock.now());

@@ -3,6 +3,7 @@ import type { Event } from '../core/event.js';
 import { isReason } from '../core/errors.js';
 import { NODE_LEASE_NAMESPACE, type Lease } from '../core/lease.js';
 import type { Node } from '../core/node.js';
+import type { Verdict } from '../core/verdict.js';
 import type { Zone } from '../core/zone.js';
 import { age, ageWithCount, ago } from './age.js';
 import { CliError, type CliDeps } from './cli-context.js';
@@ -11,6 +12,7 @@ import { formatTaint, nodeStatus, nodeZone } from './node-table.js';
 import { getOptional } from './resource-views.js';
 import { styled, TablePrinter } from './table-printer.js';
 import { formatRate } from './zone-table.js';
+import { clockTime, decidedAt } from './verdict-format.js';
 
 type Field = [key: string, value: string | string[]];
 
@@ -41,13 +43,31 @@ export async function runDescribeNode(deps: CliDeps, name: string): Promise<numb
     if (isReason(err, 'NotFound')) throw new CliError(`node "${name}" not found`, { cause: err });
     throw err;
   }
-  const [lease, zone, events] = await Promise.all([
+  const [lease, zone, events, verdicts] = await Promise.all([
     getOptional(deps.client.leases(NODE_LEASE_NAMESPACE), name, deps.signal),
     getOptional(deps.client.zones, nodeZone(node), deps.signal),
     deps.client.events.list({ ...opts, fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}` }),
+    lastVerdict(deps, name),
   ]);
-  deps.out.write(describeNode(deps, node, lease, zone, events.items));
+  deps.out.write(describeNode(deps, node, lease, zone, events.items, verdicts));
   return 0;
+}
+
+/** The node's newest live verdict; undefined when there is none, `unknown` when the server keeps none (older API). */
+async function lastVerdict(deps: CliDeps, name: string): Promise<Verdict | 'unknown' | undefined> {
+  try {
+    const list = await deps.client.verdicts.list({
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      fieldSelector: `node=${name}`,
+    });
+    let newest: Verdict | undefined;
+    for (const v of list.items)
+      if (!v.dryRun && (newest === undefined || decidedAt(v) >= decidedAt(newest))) newest = v;
+    return newest;
+  } catch (err) {
+    if (isReason(err, 'NotFound')) return 'unknown';
+    throw err;
+  }
 }
 
 export function describeNode(
@@ -56,6 +76,7 @@ export function describeNode(
   lease: Lease | undefined,
   zone: Zone | undefined,
   events: Event[],
+  verdict?: Verdict | 'unknown',
 ): string {
   const now = deps.now();
   const m = node.metadata;
@@ -83,6 +104,7 @@ export function describeNode(
   out += describeSystem(node);
   out += describeLease(lease, now);
   out += describeZone(nodeZone(node), zone);
+  out += describeVerdict(m.name, verdict, now);
   out += describeEvents(events, now, deps.colour);
   return out;
 }
@@ -142,6 +164,22 @@ function describeZone(name: string, zone: Zone | undefined): string {
       ['State', zone.status.state],
       ['Nodes', `${zone.status.nodes} (${zone.status.notReady} not ready)`],
       ['Eviction Rate', formatRate(zone.status.evictionRate)],
+    ],
+    '  ',
+  )}`;
+}
+
+/** The controller's newest decision about the node, and where to read the rest (docs/verdicts.md). */
+function describeVerdict(name: string, v: Verdict | 'unknown' | undefined, now: number): string {
+  if (v === 'unknown') return 'Last Verdict:  <unknown> (this server keeps no verdicts)\n';
+  if (v === undefined) return 'Last Verdict:  <none> (the controller has decided nothing about this node)\n';
+  return `Last Verdict:\n${formatFields(
+    [
+      ['Time', `${clockTime(v.evidence.observedAt, now)} (${ago(v.evidence.observedAt, now)})`],
+      ['Decision', `${v.action} (${v.reason})`],
+      ['Message', v.message],
+      ['Next', v.next ?? ''],
+      ['Timeline', `sheepctl explain node ${name}`],
     ],
     '  ',
   )}`;

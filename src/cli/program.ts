@@ -4,6 +4,9 @@ import { KIND_OF } from '../core/kinds.js';
 import { UsageError, type CliDeps, type OutStream } from './cli-context.js';
 import { runDelete } from './delete.js';
 import { runDescribeNode } from './describe.js';
+import { runExplainNode } from './explain-node.js';
+import { runExplainZone } from './explain-zone.js';
+import { runVerdicts } from './verdicts.js';
 import { describeError } from './error-message.js';
 import { runGet, type GetOptions } from './get.js';
 import { DEFAULT_SERVER, parseTimeoutFlag, resolveGlobals, type GlobalOptions } from './global-options.js';
@@ -37,6 +40,10 @@ Examples:
   sheepctl get nodes -w               # follow node changes until Ctrl-C
   sheepctl get node node-1 -o yaml
   sheepctl describe node node-1
+  sheepctl explain node node-1        # why it is in its state, its verdicts, and what happens next
+  sheepctl explain zone us-east-1b    # state, thresholds, taint queue, master disruption
+  sheepctl verdicts --since 1h        # every decision of the last hour, newest last
+  sheepctl verdicts --dry-run --since 1h   # how a dry-run controller differed from the live one
   SHEPHERD_API=10.0.0.5:9876 sheepctl version
 
 Exit status: 0 on success (also after Ctrl-C ends -w), 1 on any error.`;
@@ -144,7 +151,51 @@ export function buildProgram(io: ProgramIo, result: { code: number }): Command {
 
   addListCommands(program, run);
   addObjectCommands(program, run, io);
+  addVerdictCommands(program, run);
   return program;
+}
+
+/** `-o json|yaml` of the commands that print one document (explain, verdicts). */
+function dataOutput(): Option {
+  return new Option('-o, --output <format>', 'json or yaml: the same as data').choices(['json', 'yaml']);
+}
+
+/** `explain` and `verdicts` (docs/verdicts.md). */
+function addVerdictCommands(program: Command, run: Runner): void {
+  program
+    .command('explain')
+    .description(
+      'why a node or zone is in its state: one sentence, the live picture, the verdict timeline with its evidence, and what happens next',
+    )
+    .argument('<resource>', 'node or zone')
+    .argument('<name>', 'node or zone name')
+    .addOption(dataOutput())
+    .action(async (resource: string, name: string, f: { output?: 'json' | 'yaml' }, cmd: Command) => {
+      await run(cmd, (deps) => {
+        const kind = resolveResource(resource);
+        if (kind === 'nodes') return runExplainNode(deps, name, f.output ?? 'text');
+        if (kind === 'zones') return runExplainZone(deps, name, f.output ?? 'text');
+        throw new UsageError('explain supports node and zone');
+      });
+    });
+
+  program
+    .command('verdicts')
+    .description(
+      "the node lifecycle controller's verdicts (every decision about a node, with its evidence), oldest first; with --dry-run how a dry-run controller differed from the live one",
+    )
+    .option('--node <name>', 'only the verdicts about this node')
+    .option('--since <duration>', 'only verdicts of the last DURATION (Go syntax: 30m, 1h)', parseTimeoutFlag)
+    .option(
+      '--dry-run',
+      'compare the dry-run controller with the live one: nodes marked or tainted earlier, later, or only by one',
+    )
+    .addOption(dataOutput())
+    .action(async (f: { node?: string; since?: number; dryRun?: boolean; output?: 'json' | 'yaml' }, cmd: Command) => {
+      await run(cmd, (deps) =>
+        runVerdicts(deps, { node: f.node, sinceMs: f.since, dryRun: f.dryRun === true, output: f.output ?? 'table' }),
+      );
+    });
 }
 
 type Runner = (cmd: Command, fn: (deps: CliDeps, server: string) => Promise<number>, watch?: boolean) => Promise<void>;

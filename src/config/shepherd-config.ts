@@ -362,6 +362,18 @@ export function buildShepherdCommand(version: string): Command {
       new Option('--feature-gates <Gate=bool,...>', 'feature gates: NodeControllerLeaseCircuitBreaker (default true)')
         .argParser(keyValueList)
         .default({}, 'none'),
+    )
+    .addOption(
+      new Option(
+        '--dry-run',
+        '--mode controller: a dry-run controller beside the live one: the same engine and flags, but it writes nothing except Verdicts (dryRun: true) and needs no leadership (docs/verdicts.md)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--controller-dry-run',
+        '--mode server: the in-process controller runs as a dry-run (writes nothing but Verdicts); the live controller then runs elsewhere (--mode controller)',
+      ),
     );
 
   cmd.optionsGroup('Controllers (--mode server|controller), kube-controller-manager names:');

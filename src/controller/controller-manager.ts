@@ -30,6 +30,11 @@ export interface ControllerManagerDeps {
   metrics?: Registry;
   /** `host` of the Events the controllers write. */
   identity?: string;
+  /**
+   * A dry-run manager (docs/verdicts.md#dry-run): only the node lifecycle controller runs, as a dry-run that writes
+   * nothing but its verdicts; the workload controllers have no dry-run and are not started.
+   */
+  dryRun?: boolean;
 }
 
 interface Runnable {
@@ -59,8 +64,9 @@ export class ControllerManager {
     this.#deps = deps;
     const on = (name: ControllerName): boolean => deps.enabled.has(name);
     const registry = deps.metrics;
+    const dryRun = deps.dryRun === true;
     this.#metrics = {
-      ...(on('node-lifecycle') ? { nodeLifecycle: new NodeLifecycleMetrics(registry) } : {}),
+      ...(on('node-lifecycle') ? { nodeLifecycle: new NodeLifecycleMetrics(registry, { dryRun }) } : {}),
       ...(on('scheduler') ? { scheduler: new SchedulerMetrics(registry) } : {}),
       ...(on('deployment') ? { deployment: new DeploymentMetrics(registry) } : {}),
       ...(on('taint-eviction') ? { taintEviction: new TaintEvictionMetrics(registry) } : {}),
@@ -137,6 +143,7 @@ export class ControllerManager {
         config: this.#deps.nodeLifecycle,
         ...(m.nodeLifecycle ? { metrics: m.nodeLifecycle } : {}),
         ...host,
+        dryRun: this.#deps.dryRun === true,
       });
       out.push({ name: 'node-lifecycle', controller });
     }

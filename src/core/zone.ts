@@ -28,4 +28,10 @@ export interface Zone {
 }
 
 // The controller's Zone annotations live in zone-annotations.ts (no zod, so the dashboard bundle can use them).
-export { ANNOTATION_CIRCUIT_BREAKER, ANNOTATION_LEADER, ANNOTATION_MASTER_DISRUPTION } from './zone-annotations.js';
+export {
+  ANNOTATION_CIRCUIT_BREAKER,
+  ANNOTATION_LEADER,
+  ANNOTATION_MASTER_DISRUPTION,
+  ANNOTATION_SETTINGS,
+  ANNOTATION_TAINT_QUEUE,
+} from './zone-annotations.js';

@@ -32,14 +32,19 @@ export function controllerManagerFrom(deps: {
   log: Logger;
   metrics?: PromRegistry;
   enabled?: ReadonlySet<ControllerName>;
+  /** A dry-run node lifecycle controller and nothing else (docs/verdicts.md#dry-run). */
+  dryRun?: boolean;
 }): ControllerManager {
   const { opts } = deps;
+  const dryRun = deps.dryRun === true;
   return new ControllerManager({
     client: deps.client,
     clock: systemClock,
     random: systemRandom,
     log: deps.log,
-    enabled: deps.enabled ?? enabledControllersFrom(opts),
+    // A dry-run runs the node lifecycle controller only: the workload controllers have no dry-run.
+    enabled: dryRun ? new Set<ControllerName>(['node-lifecycle']) : (deps.enabled ?? enabledControllersFrom(opts)),
+    dryRun,
     nodeLifecycle: controllerConfigFrom(opts),
     taintEviction: { rebuildRate: opts.taintEvictionRebuildRate as number },
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
@@ -115,18 +120,29 @@ export async function runTerms(
   }
 }
 
-/** `shepherd --mode controller --api-addr host:port`: the controllers (`--controllers`) as their own process. */
+/**
+ * `shepherd --mode controller --api-addr host:port`: the controllers (`--controllers`) as their own process; with
+ * `--dry-run`, a dry-run node lifecycle controller, which writes nothing but verdicts and needs no leadership.
+ */
 export async function runControllerMode(opts: Opts, signal: AbortSignal): Promise<number> {
-  const log = asLogger(loggerFrom(opts, 'controller-manager'));
-  const enabled = enabledControllersFrom(opts);
+  const dryRun = opts.dryRun === true;
+  const log = asLogger(loggerFrom(opts, dryRun ? 'node-lifecycle-controller-dry-run' : 'controller-manager'));
+  const enabled: ReadonlySet<ControllerName> = dryRun
+    ? new Set<ControllerName>(['node-lifecycle'])
+    : enabledControllersFrom(opts);
   const config = controllerConfigFrom(opts);
-  if (opts.leaderElect === true) leaderElectionConfigFrom(opts);
+  const elect = opts.leaderElect === true && !dryRun;
+  if (elect) leaderElectionConfigFrom(opts);
+  if (dryRun && opts.leaderElect === true)
+    log.info('--leader-elect ignored: a dry-run controller writes nothing and runs beside the leader');
   const client = httpClientFrom(opts, log);
   let ready = false;
   const probes = await serveProbes(opts.healthProbeBindAddress as string | undefined, { ready: () => ready, log });
   log.info(
-    { apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], controllers: [...enabled], ...config },
-    'controller manager starting',
+    { apiAddr: opts.apiAddr ?? ['127.0.0.1:9876'], controllers: [...enabled], dryRun, ...config },
+    dryRun
+      ? 'dry-run node lifecycle controller starting: it writes nothing but verdicts'
+      : 'controller manager starting',
   );
   try {
     const manager = controllerManagerFrom({
@@ -134,6 +150,7 @@ export async function runControllerMode(opts: Opts, signal: AbortSignal): Promis
       client,
       log,
       enabled,
+      dryRun,
       ...(probes ? { metrics: probes.metrics } : {}),
     });
     const run = (s: AbortSignal): Promise<void> =>
@@ -145,7 +162,7 @@ export async function runControllerMode(opts: Opts, signal: AbortSignal): Promis
         },
       });
     // A remote controller is leader-elected only when asked (--leader-elect): a single one needs no election.
-    if (opts.leaderElect === true) {
+    if (elect) {
       ready = true;
       await runElected(opts, client, log, run, signal);
     } else {

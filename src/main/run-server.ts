@@ -148,12 +148,16 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
   const controllerConfig = opts.controller === false ? undefined : controllerConfigFrom(opts);
   if (controllerConfig) enabledControllersFrom(opts);
   const security = serverSecurityFrom(opts, listen, log);
+  const dryRun = opts.controllerDryRun === true;
   const mayElect =
-    opts.leaderElect === true || (opts.leaderElect === undefined && (opts.etcdServers as string[] | undefined)?.length);
+    !dryRun &&
+    (opts.leaderElect === true ||
+      (opts.leaderElect === undefined && (opts.etcdServers as string[] | undefined)?.length));
   if (controllerConfig && mayElect) leaderElectionConfigFrom(opts);
   const metrics = new ApiMetrics();
   const { store, where } = await openStore(opts, log, metrics);
-  const leaderElect = (opts.leaderElect as boolean | undefined) ?? store.kind === 'etcd';
+  // A dry-run controller writes nothing, so it needs no leadership (docs/verdicts.md#dry-run).
+  const leaderElect = !dryRun && ((opts.leaderElect as boolean | undefined) ?? store.kind === 'etcd');
   const registry = new Registry({
     store,
     clock: systemClock,
@@ -208,8 +212,20 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
     );
     if (controllerConfig) {
       const client = new LocalApiClient({ registry });
-      const controllerLog = log.child({ component: 'controller-manager' });
-      const manager = controllerManagerFrom({ opts, client, log: controllerLog, metrics: metrics.register });
+      const controllerLog = log.child({
+        component: dryRun ? 'node-lifecycle-controller-dry-run' : 'controller-manager',
+      });
+      if (dryRun)
+        controllerLog.info(
+          'the in-process controller is a dry-run node lifecycle controller: it writes nothing but verdicts',
+        );
+      const manager = controllerManagerFrom({
+        opts,
+        client,
+        log: controllerLog,
+        metrics: metrics.register,
+        dryRun,
+      });
       const run = (signal: AbortSignal): Promise<void> => manager.run(signal);
       background.push(
         (leaderElect

@@ -127,3 +127,11 @@ test('agent pod flags: process pods off unless asked, kubelet defaults for max p
   assert.equal(parse(['--cpu-capacity', '1.5']).cpuCapacity, 1.5);
   assert.throws(() => parse(['--cpu-capacity', '0']));
 });
+
+test('--dry-run (controller) and --controller-dry-run (server) are off unless given', () => {
+  const o = parse([]);
+  assert.equal(o.dryRun, undefined);
+  assert.equal(o.controllerDryRun, undefined);
+  assert.equal(parse(['--mode', 'controller', '--dry-run']).dryRun, true);
+  assert.equal(parse(['--controller-dry-run']).controllerDryRun, true);
+});

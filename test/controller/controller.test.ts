@@ -96,7 +96,7 @@ describe('events', () => {
     assert.equal(nnr.length, 1, 'once, not every pass');
     assert.equal(
       nnr[0]?.message,
-      'Node n1 heartbeat timeout: no lease renewal or status heartbeat observed for 55s (grace 50s)',
+      "Node n1 heartbeat timeout: no lease renewal or status heartbeat observed for 55s (grace 50s); last renewal observed at 12:00:00Z on the controller's clock, lease resourceVersion 3 (confirmed live)",
     );
     h.renew('n1');
     h.postReady('n1', 'True');

@@ -54,3 +54,69 @@ test('beyond maxQueued, Normal events are dropped and counted; a Warning displac
   const warn = log.lines.find((l) => /dropped events/.test(l.msg));
   assert.equal(warn?.obj.dropped, 3);
 });
+
+function verdict(node: string): Parameters<EventRecorder['record']>[0] {
+  return {
+    metadata: { name: `${node}.1-1` },
+    node,
+    action: 'MarkUnknown',
+    reason: 'HeartbeatTimeout',
+    message: `${node} marked`,
+    dryRun: false,
+    evidence: { observedAt: '2026-11-29T12:00:00.000Z' },
+  };
+}
+
+test('verdicts share the one pacer and overtake queued Normal events, in the order they were made', async () => {
+  const { clock, client } = setup();
+  const written: string[] = [];
+  const sink = { create: async (v: { node: string }) => (written.push(`verdict ${v.node}`), v as never) };
+  const create = client.events.create.bind(client.events);
+  let n = 0;
+  (client.events as { create: typeof create }).create = (obj) => {
+    written.push(`event ${obj.reason}`);
+    return create({ ...obj, metadata: { name: `ev-${++n}` } });
+  };
+  const rec = new EventRecorder({
+    client,
+    clock,
+    log: recordingLogger(),
+    limits: { qps: 10, burst: 1, maxQueued: 100, maxInFlight: 1 },
+    verdicts: sink,
+  });
+  for (let i = 0; i < 3; i++) rec.emit({ kind: 'Node', name: `n${i}` }, 'Normal', 'RegisteredNode', `registered n${i}`);
+  rec.record(verdict('d1'));
+  rec.emit({ kind: 'Node', name: 'd1' }, 'Warning', 'NodeNotReady', 'd1 heartbeat timeout');
+  rec.record(verdict('d2'));
+  for (let i = 0; i < 4; i++) {
+    await rec.flush();
+    await clock.advance(100);
+  }
+  assert.deepEqual(written, ['event RegisteredNode', 'verdict d1', 'event NodeNotReady', 'verdict d2']);
+});
+
+test('without events (the dry-run controller) only verdicts are written; a full queue drops and counts them', async () => {
+  const { clock, client, reasons } = setup();
+  const written: string[] = [];
+  const log = recordingLogger();
+  const rec = new EventRecorder({
+    client,
+    clock,
+    log,
+    limits: { qps: 1, burst: 1, maxQueued: 2, maxInFlight: 1 },
+    verdicts: { create: async (v) => (written.push(v.node), v as never) },
+    writeEvents: false,
+  });
+  rec.emit({ kind: 'Node', name: 'x' }, 'Warning', 'NodeNotReady', 'x');
+  // v1 goes out at once (the burst); v2 and v3 wait; v4 finds the queue full.
+  for (const node of ['v1', 'v2', 'v3', 'v4']) rec.record(verdict(node));
+  assert.equal(rec.queued, 2);
+  await rec.flush();
+  assert.equal(log.lines.find((l) => /dropped events/.test(l.msg))?.obj.droppedVerdicts, 1);
+  await clock.advance(1_000);
+  await rec.flush();
+  await clock.advance(1_000);
+  await rec.flush();
+  assert.deepEqual(written, ['v1', 'v2', 'v3']);
+  assert.deepEqual(reasons(), [], 'no event written');
+});

@@ -269,7 +269,7 @@ describe('controller: node health over passes', () => {
     assert.equal(ev[0]?.type, 'Warning');
     assert.equal(
       ev[0]?.message,
-      'Node n1 heartbeat timeout: no lease renewal or status heartbeat observed for 55s (grace 50s)',
+      "Node n1 heartbeat timeout: no lease renewal or status heartbeat observed for 55s (grace 50s); last renewal observed at 12:01:30Z on the controller's clock, lease resourceVersion 15 (confirmed live)",
     );
   });
 

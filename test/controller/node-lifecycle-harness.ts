@@ -1,4 +1,6 @@
 import { Registry } from 'prom-client';
+import type { Writable } from '../../src/client/api-client.js';
+import type { Verdict } from '../../src/core/verdict.js';
 import type { Lease } from '../../src/core/lease.js';
 import { recordingLogger, type RecordedLine } from '../../src/core/logger.js';
 import { ZONE_LABEL, type Node, type NodeCondition, type Taint } from '../../src/core/node.js';
@@ -85,8 +87,35 @@ export function makeLease(name: string, renewAt: number, durationSeconds = 40): 
   };
 }
 
+/** The verdicts a controller wrote, in write order (a VerdictSink until the API serves them). */
+export class RecordingVerdictSink {
+  readonly written: Verdict[] = [];
+
+  async create(v: Writable<Verdict>): Promise<Verdict> {
+    const stored = structuredClone({
+      ...v,
+      metadata: {
+        uid: `uid-${v.metadata.name}`,
+        resourceVersion: '1',
+        creationTimestamp: v.evidence.observedAt,
+        ...v.metadata,
+      },
+    }) as Verdict;
+    this.written.push(stored);
+    return stored;
+  }
+
+  /** The verdicts of one node (or all), optionally of one action. */
+  of(node?: string, action?: string): Verdict[] {
+    return this.written.filter(
+      (v) => (node === undefined || v.node === node) && (action === undefined || v.action === action),
+    );
+  }
+}
+
 export interface Harness {
   clock: FakeClock;
+  verdicts: RecordingVerdictSink;
   client: InformedFakeApiClient;
   nodes: FakeCache<Node>;
   leases: FakeCache<Lease>;
@@ -116,6 +145,7 @@ export function harness(overrides: Partial<NodeLifecycleConfig> = {}): Harness {
   const lines: RecordedLine[] = [];
   const log = recordingLogger(lines);
   const config = { ...defaultNodeLifecycleConfig, ...overrides };
+  const verdicts = new RecordingVerdictSink();
   const build = (): { controller: NodeLifecycleController; registry: Registry } => {
     const registry = new Registry();
     return {
@@ -129,11 +159,13 @@ export function harness(overrides: Partial<NodeLifecycleConfig> = {}): Harness {
         config,
         metrics: registry,
         identity: 'test-host',
+        verdicts,
       }),
     };
   };
   const h: Harness = {
     clock,
+    verdicts,
     client,
     nodes,
     leases,

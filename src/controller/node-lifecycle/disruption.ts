@@ -65,6 +65,8 @@ export class ZoneBook {
   readonly #config: Rates;
   readonly #queues: ZoneQueues;
   readonly #states = new Map<string, ZoneState>();
+  /** The counts of the last pass that went through. */
+  #counts: ZoneCount[] = [];
   #master = false;
 
   constructor(config: Rates, queues: ZoneQueues) {
@@ -78,6 +80,11 @@ export class ZoneBook {
 
   state(zone: string): ZoneState | undefined {
     return this.#states.get(zone);
+  }
+
+  /** The zone's counts in the last pass that went through (undefined: no counted node). */
+  count(zone: string): ZoneCount | undefined {
+    return this.#counts.find((c) => c.zone === zone);
   }
 
   /** What the Zone object of a zone counted in the last pass shows. */
@@ -151,6 +158,7 @@ export class ZoneBook {
         this.#setState(c.zone, c.state, rate, changes);
       }
     }
+    this.#counts = counts;
     return { transition, changes, counts, removed, initial };
   }
 
@@ -159,9 +167,9 @@ export class ZoneBook {
     return [...this.#states.entries()].sort(([a], [b]) => byName(a, b));
   }
 
-  /** Every zone with a state, in order, with its sizes from `counts` and at most `queued` names of its queue. */
-  snapshot(counts: readonly ZoneCount[], queued: number): ZoneSnapshot[] {
-    const byZone = new Map(counts.map((c) => [c.zone, c]));
+  /** Every zone with a state, in order, with its sizes from the last counts and at most `queued` names of its queue. */
+  snapshot(queued: number): ZoneSnapshot[] {
+    const byZone = new Map(this.#counts.map((c) => [c.zone, c]));
     return this.states().map(([zone, state]) => ({
       zone,
       state,

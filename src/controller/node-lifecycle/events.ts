@@ -1,8 +1,14 @@
-import type { ApiClient } from '../../client/api-client.js';
+import type { ApiClient, Writable } from '../../client/api-client.js';
 import { formatTime, type Clock } from '../../core/clock.js';
 import type { EventType } from '../../core/event.js';
 import type { Logger } from '../../core/logger.js';
+import type { Verdict } from '../../core/verdict.js';
 import { TokenBucket } from './token-bucket.js';
+
+/** Where verdicts go: `client.verdicts` (the API's Verdict resource, docs/verdicts.md). */
+export interface VerdictSink {
+  create(verdict: Writable<Verdict>): Promise<Verdict>;
+}
 
 /** `source.component` of every event this controller writes (upstream's node controller name). */
 export const EVENT_SOURCE_COMPONENT = 'node-controller';
@@ -27,13 +33,19 @@ export interface RecordedEvent {
   involvedObject: InvolvedObject;
 }
 
-/** Event write limits: a restart over 100k nodes must not queue 100k writes in front of the first verdicts. */
+/** One paced write: an Event or a Verdict. */
+type Paced = { event: RecordedEvent; verdict?: undefined } | { verdict: Writable<Verdict>; event?: undefined };
+
+/**
+ * Event and Verdict write limits, one pacer for both: a restart over 100k nodes must not queue 100k writes in front
+ * of the first decisions, and a rack failure must not flood the store with its verdicts.
+ */
 export interface EventLimits {
-  /** Sustained event writes per second (default 50). */
+  /** Sustained event and verdict writes per second (default 50). */
   qps: number;
   /** Writes allowed at once after a quiet spell (default 500). */
   burst: number;
-  /** Events waiting beyond this are dropped, Normal ones first (default 10,000). */
+  /** Writes waiting beyond this are dropped, Normal events first (default 10,000). */
   maxQueued: number;
   /** Writes in flight at once (default 16). */
   maxInFlight: number;
@@ -41,12 +53,27 @@ export interface EventLimits {
 
 export const DEFAULT_EVENT_LIMITS: EventLimits = { qps: 50, burst: 500, maxQueued: 10_000, maxInFlight: 16 };
 
+export interface EventRecorderDeps {
+  client: ApiClient;
+  clock: Clock;
+  log: Logger;
+  host?: string;
+  limits?: Partial<EventLimits>;
+  /** Verdicts are written here, paced with the events; without a sink `record` does nothing. */
+  verdicts?: VerdictSink;
+  /** False: events are not written at all, only verdicts (the dry-run controller, docs/verdicts.md#dry-run). */
+  writeEvents?: boolean;
+  /** `source.component`; default the node controller's (the other controllers name theirs). */
+  component?: string;
+}
+
 /**
- * `record.EventRecorder` reduced to what the controller needs. Writes go through `client.events.create`; the
- * server folds repeats (count, lastTimestamp), so a dead node never spams. Events are best-effort and must
- * never fail or stall a pass: a failed write is logged and dropped, writes are paced by a token bucket, and
- * Warning events go out before Normal ones (a restart's RegisteredNode flood must not delay a NodeNotReady).
- * `flush()` writes what the limiter allows now and waits for those writes; the rest goes out on later flushes.
+ * `record.EventRecorder` reduced to what the controller needs, and the pacer of its Verdicts. Events go through
+ * `client.events.create`; the server folds repeats (count, lastTimestamp), so a dead node never spams. Events and
+ * verdicts are best-effort and must never fail or stall a pass: a failed write is logged and dropped, writes are
+ * paced by ONE token bucket, and Warning events and verdicts (decisions) go out before Normal events, in the order
+ * they were made (a restart's RegisteredNode flood must not delay a NodeNotReady or a verdict). `flush()` writes
+ * what the limiter allows now and waits for those writes; the rest goes out on later flushes.
  */
 export class EventRecorder {
   readonly #client: ApiClient;
@@ -56,20 +83,16 @@ export class EventRecorder {
   readonly #component: string;
   readonly #limits: EventLimits;
   readonly #bucket: TokenBucket;
-  readonly #warnings: RecordedEvent[] = [];
-  readonly #normals: RecordedEvent[] = [];
+  readonly #verdicts: VerdictSink | undefined;
+  readonly #writeEvents: boolean;
+  /** Warning events and verdicts, in the order they were made. */
+  readonly #urgent: Paced[] = [];
+  readonly #normals: Paced[] = [];
   #inFlight = new Set<Promise<void>>();
   #dropped = 0;
+  #droppedVerdicts = 0;
 
-  constructor(deps: {
-    client: ApiClient;
-    clock: Clock;
-    log: Logger;
-    host?: string;
-    limits?: Partial<EventLimits>;
-    /** `source.component`; default the node controller's (the other controllers name theirs). */
-    component?: string;
-  }) {
+  constructor(deps: EventRecorderDeps) {
     this.#client = deps.client;
     this.#clock = deps.clock;
     this.#log = deps.log;
@@ -77,25 +100,41 @@ export class EventRecorder {
     this.#component = deps.component ?? EVENT_SOURCE_COMPONENT;
     this.#limits = { ...DEFAULT_EVENT_LIMITS, ...deps.limits };
     this.#bucket = new TokenBucket(this.#limits.qps, this.#limits.burst, deps.clock);
+    this.#verdicts = deps.verdicts;
+    this.#writeEvents = deps.writeEvents ?? true;
   }
 
   emit(involvedObject: InvolvedObject, type: EventType, reason: string, message: string): void {
-    const ev: RecordedEvent = { type, reason, message, involvedObject: { ...involvedObject } };
-    if (this.#warnings.length + this.#normals.length >= this.#limits.maxQueued) {
-      // Full: a Warning displaces the oldest Normal event; anything else is dropped (and counted).
-      if (type !== 'Warning' || this.#normals.shift() === undefined) {
-        this.#dropped++;
-        return;
-      }
-      this.#dropped++;
-    }
-    (type === 'Warning' ? this.#warnings : this.#normals).push(ev);
-    this.#pump();
+    if (!this.#writeEvents) return;
+    this.#enqueue({ event: { type, reason, message, involvedObject: { ...involvedObject } } }, type === 'Warning');
   }
 
-  /** Events waiting for the rate limiter. */
+  /** Queues a verdict for writing, ahead of Normal events (docs/verdicts.md). */
+  record(verdict: Writable<Verdict>): void {
+    if (this.#verdicts === undefined) return;
+    this.#enqueue({ verdict }, true);
+  }
+
+  /** True when `record` writes somewhere (a verdict sink was given). */
+  get recordsVerdicts(): boolean {
+    return this.#verdicts !== undefined;
+  }
+
+  /** Events and verdicts waiting for the rate limiter. */
   get queued(): number {
-    return this.#warnings.length + this.#normals.length;
+    return this.#urgent.length + this.#normals.length;
+  }
+
+  #enqueue(item: Paced, urgent: boolean): void {
+    if (this.queued >= this.#limits.maxQueued) {
+      // Full: a Warning or a verdict displaces the oldest Normal event; anything else is dropped (and counted).
+      const displaced = urgent ? this.#normals.shift() : undefined;
+      if (displaced === undefined && item.verdict !== undefined) this.#droppedVerdicts++;
+      else this.#dropped++;
+      if (displaced === undefined) return;
+    }
+    (urgent ? this.#urgent : this.#normals).push(item);
+    this.#pump();
   }
 
   async flush(): Promise<void> {
@@ -104,19 +143,39 @@ export class EventRecorder {
       await Promise.race(this.#inFlight);
       this.#pump();
     }
-    if (this.#dropped > 0) {
+    if (this.#dropped + this.#droppedVerdicts > 0) {
       this.#log.warn(
-        { dropped: this.#dropped, queued: this.queued },
+        { dropped: this.#dropped, droppedVerdicts: this.#droppedVerdicts, queued: this.queued },
         'dropped events: more were emitted than the event rate limit lets through',
       );
       this.#dropped = 0;
+      this.#droppedVerdicts = 0;
     }
   }
 
   #pump(): void {
     while (this.#inFlight.size < this.#limits.maxInFlight && this.queued > 0 && this.#bucket.tryAccept()) {
-      this.#write((this.#warnings.shift() ?? this.#normals.shift()) as RecordedEvent);
+      const next = (this.#urgent.shift() ?? this.#normals.shift()) as Paced;
+      if (next.event) this.#write(next.event);
+      else this.#writeVerdict(next.verdict);
     }
+  }
+
+  #writeVerdict(v: Writable<Verdict>): void {
+    const write: Promise<void> = (this.#verdicts as VerdictSink)
+      .create(v)
+      .then(
+        () => undefined,
+        (err: unknown) =>
+          this.#log.warn(
+            { err, action: v.action, node: v.node, verdict: v.metadata.name },
+            'could not write verdict; continuing without it',
+          ),
+      )
+      .finally(() => {
+        this.#inFlight.delete(write);
+      });
+    this.#inFlight.add(write);
   }
 
   #write(ev: RecordedEvent): void {

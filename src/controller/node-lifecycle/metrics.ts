@@ -1,6 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-const PREFIX = 'shepherd_node_lifecycle_';
+const LIVE_PREFIX = 'shepherd_node_lifecycle_';
+/** The dry-run controller's metrics (docs/verdicts.md#dry-run), so it can share a registry with the live one. */
+const DRY_RUN_PREFIX = 'shepherd_node_lifecycle_dry_run_';
 
 /**
  * The controller's Prometheus metrics (upstream's `node_collector` names, prefixed). Registered on the registry
@@ -16,11 +18,13 @@ export class NodeLifecycleMetrics {
   readonly masterDisruption: Gauge;
   readonly breakerTrips: Counter;
   readonly breakerHolding: Gauge;
+  readonly verdicts: Counter<'action' | 'reason'>;
   readonly #zones = new Set<string>();
 
-  constructor(registry?: Registry) {
+  constructor(registry?: Registry, options: { dryRun?: boolean } = {}) {
     this.registry = registry ?? new Registry();
     const registers = [this.registry];
+    const PREFIX = options.dryRun ? DRY_RUN_PREFIX : LIVE_PREFIX;
     this.zoneHealth = new Gauge({
       name: `${PREFIX}zone_health`,
       help: 'Percentage of Ready nodes in the zone (0-100).',
@@ -64,6 +68,12 @@ export class NodeLifecycleMetrics {
     this.breakerHolding = new Gauge({
       name: `${PREFIX}circuit_breaker_holding`,
       help: '1 while the lease circuit breaker holds node health evaluation.',
+      registers,
+    });
+    this.verdicts = new Counter({
+      name: `${PREFIX}verdicts_total`,
+      help: 'Verdicts recorded (one per decision about a node), by action and reason (docs/verdicts.md).',
+      labelNames: ['action', 'reason'],
       registers,
     });
   }

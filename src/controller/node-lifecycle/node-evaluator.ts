@@ -32,6 +32,8 @@ export interface Judged {
   write: NodeCondition[] | undefined;
   /** True once this pass wrote the Unknown mark (heartbeat timeout). */
   marked?: boolean;
+  /** The live lease's resourceVersion check B compared with the cache ('' when the lease was gone). */
+  liveLeaseRv?: string;
 }
 
 /**
@@ -46,14 +48,14 @@ export interface ShortCircuit {
   stale?: { cachedRv: string; liveRv: string };
 }
 
-export type Verdict = Judged | ShortCircuit;
+export type Judgement = Judged | ShortCircuit;
 
 /**
  * `tryUpdateNodeHealth` without the write: check A, observation, expiry, check B. Reads nodes and leases
  * only from the caches; the one live read is check B's lease GET, done only when a mark would change something
  * (a node already Unknown needs no confirmation: nothing destructive follows from re-reading it).
  */
-export async function judgeNode(deps: EvaluatorDeps, prev: NodeHealth | undefined, node: Node): Promise<Verdict> {
+export async function judgeNode(deps: EvaluatorDeps, prev: NodeHealth | undefined, node: Node): Promise<Judgement> {
   const notReady = deps.consistency.ensureReady();
   if (notReady) return { kind: 'short-circuit', node: node.metadata.name, error: notReady };
   return confirmMark(deps, judgeCached(deps, prev, node));
@@ -82,27 +84,31 @@ export function judgeCached(deps: EvaluatorDeps, prev: NodeHealth | undefined, n
  * Check B before a mark, when the breaker is on (docs/node-lifecycle.md#lease-circuit-breaker): a short circuit,
  * or the verdict unchanged.
  */
-export async function confirmMark(deps: EvaluatorDeps, j: Judged): Promise<Verdict> {
+export async function confirmMark(deps: EvaluatorDeps, j: Judged): Promise<Judgement> {
   if (!j.write || !deps.config.leaseCircuitBreaker) return j;
-  return (await checkLiveLease(deps, j.node.metadata.name, j.health.lease)) ?? j;
+  const checked = await checkLiveLease(deps, j.node.metadata.name, j.health.lease);
+  return typeof checked === 'string' ? { ...j, liveLeaseRv: checked } : checked;
 }
 
-/** Check B: the live lease must be the one recorded, or gone; anything else pauses judgement. */
+/**
+ * Check B: the live lease must be the one recorded, or gone; anything else pauses judgement. Returns the live
+ * resourceVersion that confirmed the cache ('' when the lease is gone), or the short circuit.
+ */
 async function checkLiveLease(
   deps: EvaluatorDeps,
   name: string,
   recorded: Lease | undefined,
-): Promise<ShortCircuit | undefined> {
+): Promise<ShortCircuit | string> {
   const recordedRv = recorded?.metadata.resourceVersion ?? '';
   let live: Lease;
   try {
     live = await deps.client.leases(NODE_LEASE_NAMESPACE).get(name);
   } catch (err) {
-    if (isReason(err, 'NotFound')) return undefined;
+    if (isReason(err, 'NotFound')) return '';
     const error = new Error(`error looking up lease to verify node ${name}: ${(err as Error).message}`, { cause: err });
     return { kind: 'short-circuit', node: name, error };
   }
-  if (live.metadata.resourceVersion === recordedRv) return undefined;
+  if (live.metadata.resourceVersion === recordedRv) return recordedRv;
   deps.consistency.wroteAt('leases', live.metadata.resourceVersion);
   const error = new Error(
     `lease ${objectKey({ namespace: NODE_LEASE_NAMESPACE, name })} is at resourceVersion ${live.metadata.resourceVersion} live but ${recordedRv || '(none)'} in the cache`,
@@ -124,7 +130,7 @@ export type Settled = Judged | ShortCircuit | { kind: 'skipped'; node: string; e
  * every 20 ms): the fresh GET is what makes the next try meaningful.
  */
 export async function settleNode(deps: EvaluatorDeps, verdict: Judged): Promise<Settled> {
-  let v: Verdict = verdict;
+  let v: Judgement = verdict;
   let lastError: unknown;
   for (let attempt = 0; attempt < NODE_HEALTH_UPDATE_RETRY; attempt++) {
     if (attempt > 0) {

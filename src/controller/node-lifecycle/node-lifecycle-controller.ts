@@ -1,32 +1,30 @@
 import type { Registry } from 'prom-client';
 import type { ApiClient } from '../../client/api-client.js';
 import type { ObjectCache } from '../../client/object-cache.js';
-import { isAbortError, type Clock } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
 import type { Lease } from '../../core/lease.js';
 import type { Logger } from '../../core/logger.js';
 import type { Node } from '../../core/node.js';
 import type { Random } from '../../core/random.js';
+import type { BreakerView } from './breaker-status.js';
 import type { NodeLifecycleConfig } from './config.js';
-import { ConsistencyError, ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
-import { ZoneBook, type DisruptionOutcome, type ZoneSnapshot } from './disruption.js';
-import { EventRecorder } from './events.js';
-import { NodeLifecycleMetrics } from './metrics.js';
+import { ConsistencyError } from './consistency-store.js';
+import { runLoop } from './controller-loop.js';
+import { buildParts, type ControllerParts } from './controller-parts.js';
+import type { ZoneSnapshot } from './disruption.js';
+import type { NodeLifecycleMetrics } from './metrics.js';
+import type { VerdictSink } from './events.js';
+import { mapLimit } from './map-limit.js';
 import {
   confirmMark,
   judgeCached,
   settleNode,
-  type EvaluatorDeps,
   type Judged,
+  type Judgement,
   type ShortCircuit,
-  type Verdict,
 } from './node-evaluator.js';
 import type { NodeHealth } from './node-health.js';
-import { KnownNodes } from './known-nodes.js';
-import { mapLimit } from './map-limit.js';
 import { commitWritten, type NodeRecord } from './node-record.js';
-import { PauseDetector } from './pause-detector.js';
-import { OwnWrites } from './own-writes.js';
-import { TaintReconciler } from './taint-reconciler.js';
 import {
   announceMembership,
   announcePause,
@@ -34,10 +32,8 @@ import {
   announceStaleLeaseCache,
   announceZones,
 } from './pass-events.js';
-import { LeaseWarnings } from './lease-warnings.js';
-import { BreakerStatus, type BreakerView } from './breaker-status.js';
-import { ZoneObjectSync } from './zone-objects.js';
-import { ZoneQueues } from './zone-queues.js';
+import { draftHolds, draftMarks, draftReady } from './pass-verdicts.js';
+import { zoneNotes } from './zone-notes.js';
 
 export interface NodeLifecycleControllerDeps {
   client: ApiClient;
@@ -50,6 +46,14 @@ export interface NodeLifecycleControllerDeps {
   metrics?: Registry | NodeLifecycleMetrics;
   config: NodeLifecycleConfig;
   identity?: string;
+  /** Where the controller's Verdicts go (docs/verdicts.md); default `client.verdicts`. */
+  verdicts?: VerdictSink;
+  /**
+   * Run as a dry-run controller (docs/verdicts.md#dry-run): every write but a verdict is refused by the client
+   * (`refuseWrites`), node writes are simulated (`ShadowNodes`), no event or Zone object is written, verdicts say
+   * `dryRun: true` and the metrics are `shepherd_node_lifecycle_dry_run_*`.
+   */
+  dryRun?: boolean;
 }
 
 export interface ControllerSnapshot {
@@ -61,7 +65,6 @@ export interface ControllerSnapshot {
   passes: number;
 }
 
-const SYNC_POLL_MS = 100;
 const SNAPSHOT_QUEUE_LIMIT = 50;
 
 /**
@@ -73,88 +76,32 @@ const SNAPSHOT_QUEUE_LIMIT = 50;
 export class NodeLifecycleController {
   readonly #deps: NodeLifecycleControllerDeps;
   readonly #cfg: NodeLifecycleConfig;
-  readonly #consistency: Pick<ConsistencyStore, 'wroteAt' | 'ensureReady' | 'pending'>;
-  readonly #evalDeps: EvaluatorDeps;
-  readonly #queues: ZoneQueues;
-  readonly #zones: ZoneBook;
-  readonly #writes: OwnWrites;
-  readonly #events: EventRecorder;
-  readonly #metrics: NodeLifecycleMetrics;
-  readonly #taints: TaintReconciler;
-  readonly #zoneObjects: ZoneObjectSync;
-  readonly #pause: PauseDetector;
-  /** knownNodeSet and nodeHealthMap in one (see NodeRecord). */
-  readonly #nodes = new KnownNodes();
-  readonly #leaseWarnings: LeaseWarnings;
-  readonly #breaker: BreakerStatus;
-  #lastCounts: DisruptionOutcome['counts'] = [];
+  readonly #p: ControllerParts;
+  /** Nodes a Hold verdict was written for since the breaker started holding (one verdict per node and hold). */
+  readonly #held = new Set<string>();
   #passes = 0;
   #serial: Promise<unknown> = Promise.resolve();
 
   constructor(deps: NodeLifecycleControllerDeps) {
     this.#deps = deps;
     this.#cfg = deps.config;
-    this.#consistency = deps.config.leaseCircuitBreaker
-      ? new ConsistencyStore({ leases: deps.leases })
-      : noopConsistencyStore;
-    this.#evalDeps = {
-      client: deps.client,
-      leases: deps.leases,
-      clock: deps.clock,
-      config: deps.config,
-      consistency: this.#consistency,
-    };
-    this.#queues = new ZoneQueues(deps.config, deps.clock);
-    this.#zones = new ZoneBook(deps.config, this.#queues);
-    this.#writes = new OwnWrites(deps.nodes);
-    this.#events = new EventRecorder({
-      client: deps.client,
-      clock: deps.clock,
-      log: deps.log,
-      ...(deps.identity === undefined ? {} : { host: deps.identity }),
-    });
-    this.#metrics =
-      deps.metrics instanceof NodeLifecycleMetrics ? deps.metrics : new NodeLifecycleMetrics(deps.metrics);
-    this.#breaker = new BreakerStatus(this.#metrics);
-    this.#leaseWarnings = new LeaseWarnings(this.#events, deps.log, deps.config);
-    this.#taints = new TaintReconciler({
-      client: deps.client,
-      writes: this.#writes,
-      clock: deps.clock,
-      log: deps.log,
-      queues: this.#queues,
-      events: this.#events,
-      metrics: this.#metrics,
-    });
-    this.#zoneObjects = new ZoneObjectSync({ client: deps.client, log: deps.log });
-    this.#pause = new PauseDetector(deps.config.nodeMonitorPeriodMs, deps.config.nodeMonitorGracePeriodMs);
+    this.#p = buildParts(deps);
   }
 
-  async run(signal: AbortSignal): Promise<void> {
-    const { clock, log } = this.#deps;
-    try {
-      while (!this.#deps.nodes.hasSynced() || !this.#deps.leases.hasSynced()) await clock.sleep(SYNC_POLL_MS, signal);
-    } catch (err) {
-      if (isAbortError(err) || signal.aborted) return;
-      throw err;
-    }
-    let nextPass = clock.monotonic();
-    while (!signal.aborted) {
-      const isPass = clock.monotonic() >= nextPass;
-      try {
-        if (isPass) await this.monitorNodeHealth();
-        else await this.doNoExecuteTaintingPass();
-      } catch (err) {
-        log.error({ err }, 'node lifecycle pass failed; retrying at the next tick');
-      }
-      // Set even when the pass failed, so a failing pass cannot turn the loop into a busy loop.
-      if (isPass) nextPass = clock.monotonic() + this.#cfg.nodeMonitorPeriodMs;
-      try {
-        await clock.sleep(Math.max(0, Math.min(this.#cfg.tainterPeriodMs, nextPass - clock.monotonic())), signal);
-      } catch {
-        return;
-      }
-    }
+  run(signal: AbortSignal): Promise<void> {
+    const { clock, log, nodes, leases } = this.#deps;
+    return runLoop(
+      {
+        clock,
+        log,
+        synced: () => nodes.hasSynced() && leases.hasSynced(),
+        periodMs: this.#cfg.nodeMonitorPeriodMs,
+        tainterPeriodMs: this.#cfg.tainterPeriodMs,
+        pass: () => this.monitorNodeHealth(),
+        tainter: () => this.doNoExecuteTaintingPass(),
+      },
+      signal,
+    );
   }
 
   monitorNodeHealth(): Promise<void> {
@@ -164,30 +111,37 @@ export class NodeLifecycleController {
         await this.#pass();
       } finally {
         this.#passes++;
-        this.#metrics.passDuration.observe((this.#deps.clock.monotonic() - start) / 1000);
-        await this.#events.flush();
+        this.#p.metrics.passDuration.observe((this.#deps.clock.monotonic() - start) / 1000);
+        await this.#p.events.flush();
       }
     });
   }
 
   doNoExecuteTaintingPass(): Promise<void> {
     return this.#exclusive(async () => {
-      await this.#taints.tainterPass();
-      await this.#events.flush();
+      await this.#p.taints.tainterPass();
+      this.#p.verdicts.resolve();
+      await this.#p.events.flush();
     });
   }
 
   snapshot(): ControllerSnapshot {
-    const zones = this.#zones.snapshot(this.#lastCounts, SNAPSHOT_QUEUE_LIMIT);
-    const breaker = this.#breaker.view(this.#cfg.leaseCircuitBreaker, this.#consistency.pending());
+    const zones = this.#p.zones.snapshot(SNAPSHOT_QUEUE_LIMIT);
+    const breaker = this.#p.breaker.view(this.#cfg.leaseCircuitBreaker, this.#p.consistency.pending());
     let healthRecords = 0;
-    for (const rec of this.#nodes.values()) if (rec.health !== undefined) healthRecords++;
-    return { masterDisruption: this.#zones.inMasterDisruption(), zones, breaker, healthRecords, passes: this.#passes };
+    for (const rec of this.#p.nodes.values()) if (rec.health !== undefined) healthRecords++;
+    return {
+      masterDisruption: this.#p.zones.inMasterDisruption(),
+      zones,
+      breaker,
+      healthRecords,
+      passes: this.#passes,
+    };
   }
 
   /** The health record of a node (a copy), for inspection; undefined when there is none. */
   healthOf(name: string): NodeHealth | undefined {
-    const h = this.#nodes.get(name)?.health;
+    const h = this.#p.nodes.get(name)?.health;
     return h ? { ...h } : undefined;
   }
 
@@ -206,26 +160,28 @@ export class NodeLifecycleController {
    */
   async #pass(): Promise<void> {
     const now = this.#deps.clock.monotonic();
-    const gap = this.#pause.passStarted(now);
+    const gap = this.#p.pause.passStarted(now);
     if (gap !== undefined) {
-      this.#nodes.freshGrace(now);
-      announcePause(this.#events, this.#deps.log, gap);
+      this.#p.nodes.freshGrace(now);
+      announcePause(this.#p.events, this.#deps.log, gap);
     }
     // The cache's own array when it offers one: read synchronously below, and copied before the first await.
-    let nodes = this.#writes.overlay(this.#deps.nodes.sortedView?.() ?? this.#deps.nodes.list());
-    const first = nodes[0];
-    if (first !== undefined) {
-      // Check A once for the pass: no await separates the nodes' synchronous judgements
-      // (docs/node-lifecycle.md#d16-check-b-only-before-a-write).
-      const notReady = this.#consistency.ensureReady();
-      if (notReady) return this.#abandon({ kind: 'short-circuit', node: first.metadata.name, error: notReady });
-    }
-    const { recs, marks } = this.#nodes.judge(
+    let nodes = this.#p.writes.overlay(this.#deps.nodes.sortedView?.() ?? this.#deps.nodes.list());
+    const { recs, marks } = this.#p.nodes.judge(
       nodes,
       this.#deps.leases.sortedView?.() ?? this.#deps.leases.list(),
       now,
       this.#cfg,
     );
+    const first = nodes[0];
+    if (first !== undefined) {
+      // Check A once for the pass, after the synchronous judgement (nothing of it is committed yet), so a hold can
+      // name the nodes it holds: no await separates the judgements, so the answer cannot change in between
+      // (docs/node-lifecycle.md#d16-check-b-only-before-a-write).
+      const notReady = this.#p.consistency.ensureReady();
+      if (notReady)
+        return this.#abandon({ kind: 'short-circuit', node: first.metadata.name, error: notReady }, nodes, recs, marks);
+    }
     if (marks.length === 0) {
       // The steady state: nothing to confirm or write, so no await before the taint plans are made.
       this.#classify(nodes, recs);
@@ -236,16 +192,16 @@ export class NodeLifecycleController {
     const verdicts = await mapLimit(
       marks,
       this.#cfg.nodeWorkers,
-      async (i): Promise<Verdict> => {
-        const v = await confirmMark(this.#evalDeps, judgeCached(this.#evalDeps, recs[i]?.health, owned[i] as Node));
+      async (i): Promise<Judgement> => {
+        const v = await confirmMark(this.#p.evalDeps, judgeCached(this.#p.evalDeps, recs[i]?.health, owned[i] as Node));
         if (v.kind === 'short-circuit') tripped ??= v;
         return v;
       },
       () => tripped !== undefined,
     );
-    if (tripped) return this.#abandon(tripped);
+    if (tripped) return this.#abandon(tripped, owned, recs, marks);
     this.#classify(owned, recs);
-    const settled = await mapLimit(verdicts as Judged[], this.#cfg.nodeWorkers, (v) => settleNode(this.#evalDeps, v));
+    const settled = await mapLimit(verdicts as Judged[], this.#cfg.nodeWorkers, (v) => settleNode(this.#p.evalDeps, v));
     const written = new Map<number, Judged>();
     settled.forEach((s, k) => {
       const i = marks[k] as number;
@@ -254,7 +210,7 @@ export class NodeLifecycleController {
         commitWritten(rec, s.health, s.current);
         owned[i] = s.node;
         written.set(i, s);
-        if (s.marked) this.#writes.remember(s.node);
+        if (s.marked) this.#p.writes.remember(s.node);
       } else if (s.kind === 'skipped') {
         rec.passSkipped = true;
         this.#deps.log.warn(
@@ -263,7 +219,7 @@ export class NodeLifecycleController {
         );
       } else tripped ??= s;
     });
-    if (tripped) return this.#abandon(tripped);
+    if (tripped) return this.#abandon(tripped, owned, recs, marks);
     return this.#afterJudgement(owned, recs, written);
   }
 
@@ -276,52 +232,72 @@ export class NodeLifecycleController {
     recs: readonly NodeRecord[],
     written: ReadonlyMap<number, Judged>,
   ): Promise<void> {
-    this.#breaker.release();
-    const now = this.#deps.clock.monotonic();
-    const { readyByZone, unsettled } = this.#nodes.tally(nodes, recs, (rec, node, i) => {
-      if (rec.ready !== rec.passStatus)
-        announceReadyChange(this.#events, rec, node, rec.passCurrent, written.get(i), now);
-      if (rec.lease !== rec.leaseChecked) this.#leaseWarnings.check(rec, node);
+    this.#p.breaker.release();
+    if (this.#held.size > 0) this.#held.clear();
+    const { clock } = this.#deps;
+    const now = clock.monotonic();
+    if (written.size > 0) draftMarks(this.#p.verdicts, written, recs, clock);
+    const { readyByZone, unsettled } = this.#p.nodes.tally(nodes, recs, (rec, node, i) => {
+      if (rec.ready !== rec.passStatus) {
+        const back = announceReadyChange(this.#p.events, rec, node, rec.passCurrent, written.get(i), clock);
+        // A new node's first Ready (from no Ready condition) is no decision: only a return from False or Unknown.
+        if (back === 'False' || back === 'Unknown') draftReady(this.#p.verdicts, rec, node, back, this.#cfg);
+      }
+      if (rec.lease !== rec.leaseChecked) this.#p.leaseWarnings.check(rec, node);
     });
-    const outcome = this.#zones.handleTallies(readyByZone);
+    const outcome = this.#p.zones.handleTallies(readyByZone);
     for (const z of outcome.initial) this.#deps.log.info({ zone: z }, 'Setting initial state for unseen zone');
-    announceZones(this.#events, this.#deps.log, outcome);
+    announceZones(this.#p.events, this.#deps.log, outcome);
     // Every node gets a fresh grace: the outage may have been ours. Only existing records
     // (docs/node-lifecycle.md#d9-no-crash-without-a-health-record).
-    if (outcome.transition === 'exit') this.#nodes.freshGrace(now);
-    const master = this.#zones.inMasterDisruption();
-    const plans = this.#taints.plan(nodes, recs, master ? undefined : unsettled, master);
-    await mapLimit(plans, this.#cfg.nodeWorkers, (p) => this.#taints.apply(p));
-    await this.#taints.tainterPass();
-    this.#lastCounts = outcome.counts;
-    this.#metrics.setZones(outcome.counts);
-    this.#metrics.masterDisruption.set(master ? 1 : 0);
-    await this.#zoneObjects.report(outcome.counts, (c) => this.#zones.status(c), master);
+    if (outcome.transition === 'exit') this.#p.nodes.freshGrace(now);
+    const master = this.#p.zones.inMasterDisruption();
+    const plans = this.#p.taints.plan(nodes, recs, master ? undefined : unsettled, master);
+    // Verdicts of this pass's marks and queueing, with the queue as the reconcile left it.
+    this.#p.verdicts.resolve();
+    await mapLimit(plans, this.#cfg.nodeWorkers, (p) => this.#p.taints.apply(p));
+    await this.#p.taints.tainterPass();
+    this.#p.verdicts.resolve();
+    this.#p.metrics.setZones(outcome.counts);
+    this.#p.metrics.masterDisruption.set(master ? 1 : 0);
+    await this.#p.zoneObjects?.report(
+      outcome.counts,
+      (c) => this.#p.zones.status(c),
+      master,
+      (c) => zoneNotes(this.#p.settings, this.#p.queues, c.zone, this.#deps.clock),
+    );
   }
 
   /**
    * docs/node-lifecycle.md#d4-abandon-the-whole-pass: nothing of the pass is kept; say why, once, and show it on
    * every Zone object.
    */
-  async #abandon(sc: ShortCircuit): Promise<void> {
+  async #abandon(
+    sc: ShortCircuit,
+    nodes: readonly Node[],
+    recs: readonly NodeRecord[],
+    marks: readonly number[],
+  ): Promise<void> {
     this.#deps.log.warn(
       { node: sc.node, err: sc.error },
       'Update health of Node from Controller error, Skipping - no pods will be evicted',
     );
-    this.#breaker.hold(sc.error, !(sc.error instanceof ConsistencyError));
-    if (sc.stale)
-      announceStaleLeaseCache(this.#events, { name: sc.node, uid: this.#nodes.get(sc.node)?.uid }, sc.stale);
-    await this.#zoneObjects.reportHolding(`holding: ${sc.error.message}`.slice(0, 1000));
+    this.#p.breaker.hold(sc.error, !(sc.error instanceof ConsistencyError));
+    const now = this.#deps.clock.monotonic();
+    if (sc.stale) announceStaleLeaseCache(this.#p.events, this.#p.nodes.get(sc.node), sc, this.#cfg, now);
+    draftHolds(this.#p.verdicts, this.#held, marks, recs, nodes, sc, this.#cfg, now);
+    this.#p.verdicts.resolve();
+    await this.#p.zoneObjects?.reportHolding(`holding: ${sc.error.message}`.slice(0, 1000));
   }
 
   /** RegisteredNode / RemovingNode and zone queues for the nodes listed in a pass that was not abandoned. */
   #classify(nodes: readonly Node[], recs: NodeRecord[]): void {
-    const changes = this.#nodes.register(nodes, recs);
-    announceMembership(this.#events, changes);
-    this.#queues.track(changes, () => [...this.#nodes.values()].map((r) => r.zone));
+    const changes = this.#p.nodes.register(nodes, recs);
+    announceMembership(this.#p.events, changes);
+    this.#p.queues.track(changes, () => [...this.#p.nodes.values()].map((r) => r.zone));
     for (const { name } of changes.removed) {
-      this.#leaseWarnings.forget(name);
-      this.#writes.forget(name);
+      this.#p.leaseWarnings.forget(name);
+      this.#p.writes.forget(name);
     }
   }
 }

@@ -4,12 +4,29 @@ import type { Node } from '../../core/node.js';
 const rv = (n: Node): number => Number(n.metadata.resourceVersion);
 
 /**
+ * How the controller reads nodes: the informer's copies, laid over with what it wrote itself. The live controller's
+ * overlay is OwnWrites; the dry-run controller's is ShadowNodes (its simulated writes, docs/verdicts.md#dry-run).
+ */
+export interface NodeOverlay {
+  /** Records the copy a write of ours was answered with. */
+  remember(node: Node): void;
+  /** Forgets a node the controller no longer knows. */
+  forget(name: string): void;
+  /** The node as the controller should see it; undefined when the cache no longer has it (deleted). */
+  get(name: string): Node | undefined;
+  /** `get` for a copy the caller already read from the cache. */
+  freshen(listed: Node): Node;
+  /** `freshen` over the whole sorted list (the same array when nothing is laid over it). */
+  overlay(nodes: readonly Node[]): readonly Node[];
+}
+
+/**
  * The controller's own recent node writes, laid over the node cache. After a write (an Unknown mark, a taint)
  * the informer may not have delivered the new copy yet; a decision taken on the older cached copy would repeat
  * or undo the write. Reads through here return our copy while the cache is behind it, and drop it once the
  * cache caught up (a newer or equal resourceVersion) or no longer has the node (deleted).
  */
-export class OwnWrites {
+export class OwnWrites implements NodeOverlay {
   readonly #nodes: ObjectCache<Node>;
   /** Our writes the cache may not have delivered yet, by node name. */
   readonly #written = new Map<string, Node>();

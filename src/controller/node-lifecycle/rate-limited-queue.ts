@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.js';
-import { neverRateLimiter, TokenBucket, type RateLimiter } from './token-bucket.js';
+import { neverRateLimiter, TokenBucket, type BucketState, type RateLimiter } from './token-bucket.js';
 
 /** `TimedValue` (rate_limited_queue.go): a node name queued for the NoExecute taint. Times are monotonic ms. */
 export interface TimedValue {
@@ -98,6 +98,11 @@ export class UniqueQueue {
 
   values(): string[] {
     return this.#entries.map((e) => e.item.value);
+  }
+
+  /** Copies of the first `limit` heap items (all by default) in processAt order (ties in add order). */
+  items(limit = Infinity): TimedValue[] {
+    return this.#entries.slice(0, limit).map((e) => ({ ...e.item }));
   }
 
   #indexOf(value: string): number {
@@ -222,5 +227,13 @@ export class RateLimitedTimedQueue {
   /** The item `try` would look at next (a copy), for inspection. */
   head(): TimedValue | undefined {
     return this.#queue.head();
+  }
+
+  /**
+   * The heap items in the order `try` takes them and the limiter's state now: what the taint ETA
+   * (`earliestTaintTimes`) is computed from.
+   */
+  schedule(limit?: number): { bucket: BucketState; items: TimedValue[]; length: number } {
+    return { bucket: this.#limiter.state(), items: this.#queue.items(limit), length: this.#queue.size() };
   }
 }

@@ -5,8 +5,8 @@ import { readyCondition, zoneKeyOf, type Node, type NodeCondition, type Taint } 
 import type { EventRecorder } from './events.js';
 import type { NodeLifecycleMetrics } from './metrics.js';
 import type { NodeRecord } from './node-record.js';
-import type { OwnWrites } from './own-writes.js';
-import type { TryResult } from './rate-limited-queue.js';
+import type { NodeOverlay } from './own-writes.js';
+import type { TimedValue, TryResult } from './rate-limited-queue.js';
 import {
   desiredNoScheduleKeys,
   hasTaint,
@@ -15,9 +15,12 @@ import {
   reconcileNoSchedule,
   sameTaints,
   swapTaints,
+  taintName,
   UNREACHABLE_NO_EXECUTE,
   writeTaints,
 } from './taints.js';
+import { formatSeconds } from './verdict-evidence.js';
+import type { VerdictRecorder } from './verdict-recorder.js';
 import type { ZoneQueues } from './zone-queues.js';
 
 /** Tainter retry for a node without a Ready condition (upstream `doNoExecuteTaintingPass`). */
@@ -26,15 +29,15 @@ export const TAINTER_RETRY_MS = 50;
 export interface TaintReconcilerDeps {
   client: ApiClient;
   /** Nodes are read through our own recent writes, and every taint we write is recorded there. */
-  writes: OwnWrites;
+  writes: NodeOverlay;
   clock: Clock;
   log: Logger;
   queues: ZoneQueues;
   events: EventRecorder;
   metrics: NodeLifecycleMetrics;
+  /** Every taint decision is drafted here (docs/verdicts.md#actions); the controller resolves the drafts. */
+  verdicts: VerdictRecorder;
 }
-
-const taintName = (t: { key: string; effect: string }): string => `${t.key}:${t.effect}`;
 
 /** What `prepare` decided for one node; `apply` writes it. */
 export interface TaintPlan {
@@ -42,6 +45,7 @@ export interface TaintPlan {
   zone: string;
   /** Ready is True, or master-disruption mode: both NoExecute taints go. */
   healthy: boolean;
+  master: boolean;
   noExecute: { want: Taint; other: Taint } | undefined;
   /** Set when the opposite NoExecute taint is swapped at once (named for the event). */
   swapTo: string | undefined;
@@ -120,18 +124,19 @@ export class TaintReconciler {
     let swapTo: string | undefined;
     if (master) {
       if (hadNoExecute) this.#deps.queues.forget(zone, name);
-      if (m) this.#deps.queues.ensurePending(zone, name, node.metadata.uid);
+      if (m) this.#queue(zone, node, current as NodeCondition, m.want, true);
       else if (current) this.#deps.queues.forget(zone, name);
     } else if (current?.status === 'True') {
       this.#deps.queues.forget(zone, name);
     } else if (m && !hasTaint(taints, m.want)) {
       if (hasTaint(taints, m.other)) swapTo = taintName(m.want);
-      else this.#deps.queues.ensurePending(zone, name, node.metadata.uid);
+      else this.#queue(zone, node, current as NodeCondition, m.want, false);
     }
     const plan: TaintPlan = {
       node,
       zone,
       healthy: master || current?.status === 'True',
+      master,
       noExecute: m,
       swapTo,
       nowWallMs: this.#deps.clock.now(),
@@ -140,7 +145,14 @@ export class TaintReconciler {
     return plan;
   }
 
-  /** The write half of `prepare`: `writeTaints` (conflict retries re-read the node) and the swap event. */
+  /** `markNodeForTainting`, and its verdict when the node was not waiting yet. */
+  #queue(zone: string, node: Node, current: NodeCondition, want: Taint, master: boolean): void {
+    const name = node.metadata.name;
+    if (this.#deps.queues.ensurePending(zone, name, node.metadata.uid))
+      this.#deps.verdicts.queued(name, zone, current.status, taintName(want), master);
+  }
+
+  /** The write half of `prepare`: `writeTaints` (conflict retries re-read the node), the swap event, verdicts. */
   async apply(plan: TaintPlan): Promise<void> {
     const { node, zone, swapTo } = plan;
     const name = node.metadata.name;
@@ -150,28 +162,59 @@ export class TaintReconciler {
       return;
     }
     if (res.node && res.node !== node) this.#deps.writes.remember(res.node);
-    if (swapTo) {
-      this.#deps.events.emit(
-        { kind: 'Node', name, uid: node.metadata.uid },
-        'Warning',
-        'NodeTainted',
-        `Node ${name} tainted ${swapTo} (instant swap, zone ${zone || 'default'})`,
-      );
+    if (swapTo && plan.noExecute) {
+      const message = `Node ${name} tainted ${swapTo} (instant swap, zone ${zone || 'default'})`;
+      this.#deps.events.emit({ kind: 'Node', name, uid: node.metadata.uid }, 'Warning', 'NodeTainted', message);
+      this.#deps.verdicts.draft({
+        action: 'SwapTaint',
+        reason: plan.noExecute.want === NOT_READY_NO_EXECUTE ? 'NotReady' : 'Unreachable',
+        node: name,
+        zone,
+        message: `${message}: ${taintName(plan.noExecute.other)} replaced at once, without waiting for a token`,
+        next: `nothing more while Ready stays ${plan.noExecute.want === NOT_READY_NO_EXECUTE ? 'False' : 'Unknown'}; the taint goes when the node is Ready again`,
+      });
     }
+    const lifted = plan.healthy ? liftedNoExecute(node, res.node) : [];
+    if (lifted.length > 0) this.#draftRemoval(plan, lifted);
+  }
+
+  #draftRemoval(plan: TaintPlan, lifted: string[]): void {
+    const name = plan.node.metadata.name;
+    const taints = lifted.join(', ');
+    this.#deps.verdicts.draft(
+      plan.master
+        ? {
+            action: 'RemoveTaint',
+            reason: 'MasterDisruption',
+            node: name,
+            zone: plan.zone,
+            message: `Node ${name}: ${taints} removed because every zone is FullDisruption (master disruption: the outage is most likely on the controller's side)`,
+            next: 'if the node is still not Ready it waits in its zone queue behind a stopped limiter until a zone recovers',
+          }
+        : {
+            action: 'RemoveTaint',
+            reason: 'Ready',
+            node: name,
+            zone: plan.zone,
+            message: `Node ${name} is Ready: ${taints} removed at once`,
+            next: 'nothing while it stays Ready',
+          },
+    );
   }
 
   /** `doNoExecuteTaintingPass`: every zone queue, in zone order, through its rate limiter. */
   async tainterPass(): Promise<void> {
     for (const [zone, zq] of this.#deps.queues.sorted()) {
       try {
-        await zq.queue.try((v) => this.#taintOne(zone, v.value));
+        await zq.queue.try((v) => this.#taintOne(zone, v));
       } catch (err) {
         this.#deps.log.error({ err, zone }, 'NoExecute tainter failed for zone; will retry');
       }
     }
   }
 
-  async #taintOne(zone: string, name: string): Promise<TryResult> {
+  async #taintOne(zone: string, item: TimedValue): Promise<TryResult> {
+    const name = item.value;
     const node = this.#deps.writes.get(name);
     if (!node) {
       this.#deps.queues.markDone(zone, name);
@@ -197,13 +240,26 @@ export class TaintReconciler {
       this.#deps.writes.remember(res.node);
       this.#deps.metrics.taintsAdded.inc({ zone });
       const rate = this.#deps.queues.rate(zone);
-      this.#deps.events.emit(
-        { kind: 'Node', name, uid: node.metadata.uid },
-        'Warning',
-        'NodeTainted',
-        `Node ${name} tainted ${taintName(m.want)} (zone ${zone || 'default'} at ${rate}/s)`,
-      );
+      const waited = formatSeconds(this.#deps.clock.monotonic() - item.addedAt);
+      const message = `Node ${name} tainted ${taintName(m.want)} (zone ${zone || 'default'} at ${rate}/s, after ${waited} in the queue)`;
+      this.#deps.events.emit({ kind: 'Node', name, uid: node.metadata.uid }, 'Warning', 'NodeTainted', message);
+      this.#deps.verdicts.draft({
+        action: 'Taint',
+        reason: ready.status === 'False' ? 'NotReady' : 'Unreachable',
+        node: name,
+        zone,
+        message,
+        next: 'nothing more while the node stays down; the taint goes when it is Ready again',
+      });
     }
     return { done: true };
   }
+}
+
+/** The NoExecute taints `before` carried that `after` (the written copy; undefined: node gone) does not. */
+function liftedNoExecute(before: Node, after: Node | undefined): string[] {
+  if (after === undefined) return [];
+  return [UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE]
+    .filter((t) => hasTaint(before.spec.taints, t) && !hasTaint(after.spec.taints, t))
+    .map(taintName);
 }

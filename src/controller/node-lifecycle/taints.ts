@@ -27,6 +27,15 @@ const CONDITION_TAINTS: ReadonlyArray<{ type: string; status: NodeCondition['sta
 ];
 const OWNED_NO_SCHEDULE_KEYS = new Set([...CONDITION_TAINTS.map((t) => t.key), TAINT_UNSCHEDULABLE]);
 
+/** A taint this controller owns (docs/node-lifecycle.md#taints): both NoExecute taints and the NoSchedule mirrors. */
+export function isControllerTaint(t: Pick<Taint, 'key' | 'effect'>): boolean {
+  if (t.effect === 'NoSchedule') return OWNED_NO_SCHEDULE_KEYS.has(t.key);
+  return t.effect === 'NoExecute' && (t.key === TAINT_UNREACHABLE || t.key === TAINT_NOT_READY);
+}
+
+/** `key:effect`, as messages and verdicts name a taint. */
+export const taintName = (t: Pick<Taint, 'key' | 'effect'>): string => `${t.key}:${t.effect}`;
+
 /** Taint identity is (key, effect), as `taintutils.TaintExists`. */
 export function hasTaint(taints: readonly Taint[] | undefined, t: Pick<Taint, 'key' | 'effect'>): boolean {
   return (taints ?? []).some((x) => x.key === t.key && x.effect === t.effect);

@@ -9,6 +9,15 @@ export interface RateLimiter {
   tryAccept(): boolean;
   /** The refill rate in tokens per second (0 for the never-accepting limiter). */
   qps(): number;
+  /** What the limiter holds now, for the taint ETA (taint-eta.ts); reads the clock, changes nothing. */
+  state(): BucketState;
+}
+
+/** A token bucket at one instant: tokens available now, refill rate (tokens/s) and capacity. */
+export interface BucketState {
+  tokens: number;
+  qps: number;
+  burst: number;
 }
 
 /**
@@ -63,6 +72,10 @@ export class TokenBucket implements RateLimiter {
     return this.#available(this.#clock.monotonic());
   }
 
+  state(): BucketState {
+    return { tokens: this.tokens(), qps: this.#qps, burst: this.#burst };
+  }
+
   #available(now: number): number {
     // A clock that reads earlier than the last grant refills nothing (rate's advance() clamps the same way).
     const elapsedMs = Math.max(0, now - this.#last);
@@ -75,6 +88,7 @@ export class TokenBucket implements RateLimiter {
 export const neverRateLimiter: RateLimiter = Object.freeze({
   tryAccept: () => false,
   qps: () => 0,
+  state: (): BucketState => ({ tokens: 0, qps: 0, burst: 0 }),
 });
 
 /** The controller's constructor rule for a zone's limiter: a rate <= 0 means "never", anything else a bucket. */

@@ -48,11 +48,20 @@ export class ZoneObjectSync {
     this.#log = deps.log;
   }
 
-  /** After a pass: every counted zone as `status` shows it, annotated in master-disruption mode. */
-  report(counts: readonly ZoneCount[], status: (c: ZoneCount) => ZoneStatus, master: boolean): Promise<void> {
-    const annotations = (): Record<string, string> => (master ? { [ANNOTATION_MASTER_DISRUPTION]: 'true' } : {});
+  /**
+   * After a pass: every counted zone as `status` shows it, with the `notes` of the zone (zone-notes.ts), annotated
+   * in master-disruption mode.
+   */
+  report(
+    counts: readonly ZoneCount[],
+    status: (c: ZoneCount) => ZoneStatus,
+    master: boolean,
+    notes: (c: ZoneCount) => Record<string, string> = () => ({}),
+  ): Promise<void> {
+    const annotations = (c: ZoneCount): Record<string, string> =>
+      master ? { ...notes(c), [ANNOTATION_MASTER_DISRUPTION]: 'true' } : notes(c);
     this.#reported = new Map(
-      counts.map((c) => [zoneObjectName(c.zone), { status: status(c), annotations: annotations() }]),
+      counts.map((c) => [zoneObjectName(c.zone), { status: status(c), annotations: annotations(c) }]),
     );
     return this.sync(this.#reported);
   }

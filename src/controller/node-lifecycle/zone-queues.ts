@@ -91,13 +91,21 @@ export class ZoneQueues {
     return zq !== undefined && zq.queue.has(name) && !zq.done.has(name);
   }
 
-  /** `markNodeForTainting`: queue the node unless it is already waiting (keeping its place in line). */
-  ensurePending(zone: string, name: string, uid: string): void {
-    if (this.isPending(zone, name)) return;
+  /**
+   * `markNodeForTainting`: queue the node unless it is already waiting (keeping its place in line); true when it
+   * was queued now.
+   */
+  ensurePending(zone: string, name: string, uid: string): boolean {
+    if (this.isPending(zone, name)) return false;
     const zq = this.queueFor(zone);
     zq.queue.remove(name);
     zq.done.delete(name);
-    zq.queue.add(name, uid);
+    return zq.queue.add(name, uid);
+  }
+
+  /** The zone queue's first `limit` items in order and its limiter now, for verdicts (undefined: no queue). */
+  schedule(zone: string, limit?: number): ReturnType<RateLimitedTimedQueue['schedule']> | undefined {
+    return this.#queues.get(zone)?.queue.schedule(limit);
   }
 
   /** `Remove` from the zone queue (node healthy again, taint lifted, or node gone). */
