@@ -6,7 +6,10 @@ import type { Random } from '../core/random.js';
 import { Registry } from '../registry/registry.js';
 import type { Store } from '../store/store.js';
 import { installAuth, installQueryTokenCheck } from './auth-hooks.js';
+import { DEFAULT_EVENT_LIMITS, EventQuota, type EventLimits } from './event-quota.js';
 import { registerEventRoutes } from './event-routes.js';
+import { DEFAULT_MAX_AUTH_FAILURES_PER_MINUTE, FailedAuthThrottle } from './failed-auth-throttle.js';
+import { EventTally, runEventTally } from './event-tally.js';
 import { toFastifyLogger } from './fastify-logger.js';
 import { registerHealthRoutes, type HealthState } from './health-routes.js';
 import { registerLeaseRoutes } from './lease-routes.js';
@@ -30,6 +33,10 @@ export interface AuthConfig {
   rateLimits: RateLimits;
   /** Open watches per user; 0 means unlimited. */
   maxWatchesPerUser: number;
+  /** Event creates per identity and bytes per node; DEFAULT_EVENT_LIMITS when absent. */
+  eventLimits?: Partial<EventLimits>;
+  /** Requests with an unknown token per source address and minute; DEFAULT_MAX_AUTH_FAILURES_PER_MINUTE when absent. */
+  maxAuthFailuresPerMinute?: number;
 }
 
 export interface BuildServerDeps {
@@ -106,12 +113,22 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
     return undefined;
   });
   installQueryTokenCheck(app);
+  const background = new AbortController();
   if (deps.auth) {
+    const eventLimits = { ...DEFAULT_EVENT_LIMITS, ...deps.auth.eventLimits };
+    const tally = eventLimits.maxBytesPerNode > 0 ? new EventTally() : undefined;
+    if (tally) void runEventTally({ registry, clock: deps.clock, log }, tally, background.signal);
     installAuth(app, {
       authenticator: deps.auth.authenticator,
       rateLimiter: new IdentityRateLimiter(deps.auth.rateLimits, deps.clock),
       watchQuota: new WatchQuota(deps.auth.maxWatchesPerUser),
+      eventQuota: new EventQuota(eventLimits, deps.clock, tally),
+      failedAuth: new FailedAuthThrottle(
+        deps.auth.maxAuthFailuresPerMinute ?? DEFAULT_MAX_AUTH_FAILURES_PER_MINUTE,
+        deps.clock,
+      ),
       registry,
+      log,
     });
   }
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -139,6 +156,7 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
   app.addHook('preClose', async () => {
     closing = true;
     state.notReady = true;
+    background.abort();
     watches.endAll();
   });
 

@@ -30,7 +30,7 @@ export const EventInputSchema = z.strictObject({
     component: z.string().min(1).max(MAX_SHORT_TEXT_CHARS),
     host: z.string().max(MAX_SHORT_TEXT_CHARS).optional(),
   }),
-  count: z.number().int().min(1).optional(),
+  count: z.number().int().min(1).max(2_147_483_647).optional(),
   firstTimestamp: TimeSchema.optional(),
   lastTimestamp: TimeSchema.optional(),
 });

@@ -72,6 +72,12 @@ export interface StoreOptions {
   compactionIntervalMs?: number;
 }
 
+/**
+ * How far (in bytes of changes not yet sent) a watcher may fall behind before the store ends its watch with
+ * watchTooSlowError: a client that never reads must not hold the server's memory (docs/api.md#limits).
+ */
+export const DEFAULT_MAX_WATCH_UNSENT_BYTES = 16 * 1024 * 1024;
+
 /** 5 min of history: a watch that reconnects within that resumes instead of relisting. */
 export const DEFAULT_HISTORY_RETENTION_MS = 5 * 60_000;
 

@@ -123,7 +123,11 @@ function createBody(resource: Resource, scope: Scope): unknown {
     case 'leases':
       return leaseBody(nameOf(scope));
     case 'events':
-      return eventBody({ involvedObject: { kind: 'Node', name: nameOf(scope) }, message: `about ${nameOf(scope)}` });
+      return eventBody({
+        involvedObject: { kind: 'Node', name: nameOf(scope) },
+        message: `about ${nameOf(scope)}`,
+        source: { component: 'shepherd-agent' },
+      });
     case 'zones':
       return zoneBody('z3');
   }
@@ -211,6 +215,9 @@ describe('authorization through the HTTP layer (role × verb × resource × own/
         authenticator: new TokenAuthenticator(parseTokenFile(TOKEN_FILE)),
         rateLimits: { ...DEFAULT_RATE_LIMITS, node: { qps: 0, burst: 0 }, userRead: { qps: 0, burst: 0 } },
         maxWatchesPerUser: 50,
+        // The table sends hundreds of unknown tokens from one address; auth-hardening.test.ts tests the throttle.
+        maxAuthFailuresPerMinute: 0,
+        eventLimits: { perMinute: 0 },
       },
     });
   });

@@ -1,11 +1,12 @@
 import type { ApiClient } from '../../client/api-client.js';
 import { formatTime, type Clock } from '../../core/clock.js';
 import type { EventType } from '../../core/event.js';
+import { NODE_CONTROLLER_COMPONENT } from '../../core/event-sources.js';
 import type { Logger } from '../../core/logger.js';
 import { TokenBucket } from './token-bucket.js';
 
 /** `source.component` of every event this controller writes (upstream's node controller name). */
-export const EVENT_SOURCE_COMPONENT = 'node-controller';
+export const EVENT_SOURCE_COMPONENT = NODE_CONTROLLER_COMPONENT;
 
 /** The object an event is about: a Node, a Zone, or the controller itself. */
 export interface InvolvedObject {
