@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.js';
-import { BadRequestError, shuttingDownError } from '../core/errors.js';
+import { shuttingDownError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import { Registry } from '../registry/registry.js';
@@ -18,6 +18,8 @@ import { IdentityRateLimiter, type RateLimits } from './identity-rate-limiter.js
 import { registerNodeRoutes } from './node-routes.js';
 import { redactQueryTokens } from './query-token.js';
 import { serverOptions, type ServerTimeouts, type TlsFiles } from './server-options.js';
+import { clientErrorHandler, frameworkError, MAX_PARAM_LENGTH } from './framework-errors.js';
+import { installJsonBodyParser } from './json-body.js';
 import { installStatusErrors, sendStatusError } from './status-errors.js';
 import type { TokenAuthenticator } from './token-authenticator.js';
 import { WatchQuota } from './watch-quota.js';
@@ -88,16 +90,15 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
     // A fleet renews thousands of leases a second: one info line per request would drown the log. Requests
     // are logged at debug level in the onResponse hook below instead.
     logController: new LogController({ disableRequestLogging: true }),
-    // Errors fastify raises before routing (a malformed %-escape in the path) bypass setErrorHandler.
-    frameworkErrors: (_err, _request, reply) => {
-      sendStatusError(
-        reply,
-        new BadRequestError('the request path is not a valid URL (malformed %-escape): percent-encode names as UTF-8'),
-      );
-    },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Errors fastify raises before routing (a malformed %-escape, a too long segment) bypass setErrorHandler.
+    frameworkErrors: frameworkError,
+    // And those Node's HTTP parser raises before fastify (bad request line, header timeout, oversized headers).
+    clientErrorHandler,
   });
   // Writes take application/json only; fastify would otherwise accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
   installStatusErrors(app, bodyLimit);
 
   const registry = deps.registry ?? new Registry({ store: deps.store, clock: deps.clock, random: deps.random, log });

@@ -6,6 +6,7 @@ import type { Logger } from '../../src/core/logger.js';
 import { seededRandom } from '../../src/core/random.js';
 import { buildServer, type ApiServer } from '../../src/api/build-server.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
+import type { ServerTimeouts } from '../../src/api/server-options.js';
 import { Registry } from '../../src/registry/registry.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -53,7 +54,13 @@ export interface TestServer extends TestStore {
 }
 
 export async function startTestServer(
-  options: { clock?: Clock; log?: Logger | false; bookmarkIntervalMs?: number; bodyLimit?: number } = {},
+  options: {
+    clock?: Clock;
+    log?: Logger | false;
+    bookmarkIntervalMs?: number;
+    bodyLimit?: number;
+    timeouts?: Partial<ServerTimeouts>;
+  } = {},
 ): Promise<TestServer> {
   const clock = options.clock ?? new FakeClock();
   const metrics = new ApiMetrics({ defaultMetrics: false });
@@ -75,6 +82,7 @@ export async function startTestServer(
     gitCommit: 'abc1234',
     metrics,
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
   });
   return {
     ...t,
