@@ -3,6 +3,7 @@ import { BadRequestError } from '../core/errors.js';
 import { KIND_OF, type Resource } from '../core/kinds.js';
 import type { Registry } from '../registry/registry.js';
 import type { DeleteOptions } from '../registry/registry-context.js';
+import { parseRevision } from '../store/store.js';
 import type { WatchStreams } from './ndjson-watch.js';
 
 /** What every routes file needs. */
@@ -55,6 +56,9 @@ export async function listOrWatch(
     const timeout = timeoutSeconds(query);
     const resourceVersion = queryValue(query, 'resourceVersion');
     const allowWatchBookmarks = queryFlag(query, 'allowWatchBookmarks');
+    const from = parseRevision(resourceVersion);
+    // Before the 200: a watch from a revision the store has not reached is answered 504 with Retry-After.
+    if (from > 0) await ctx.registry.waitForRevision(from);
     return ctx.watches.serve(request, reply, {
       resource,
       timeoutSeconds: timeout,

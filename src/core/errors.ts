@@ -133,6 +133,17 @@ export function tooOldResourceVersionError(from: number, oldest: number): GoneEr
   return new GoneError(`too old resource version: ${from} (oldest ${oldest})`);
 }
 
+/**
+ * A watch from a revision the store has not reached (kube-apiserver's NewTooLargeResourceVersionError, after the
+ * same bounded wait): 504 Timeout with a Retry-After; the client watches again a moment later.
+ */
+export function tooLargeResourceVersionError(requested: number, current: number): ShepherdError {
+  return new ShepherdError('Timeout', `Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ field: 'resourceVersion', message: 'Too large resource version' }],
+    retryAfterSeconds: 1,
+  });
+}
+
 /** A watch from a revision that is not one. */
 export function invalidResourceVersionError(from: number): BadRequestError {
   return new BadRequestError(`invalid resource version ${String(from)}: use a non-negative integer`);

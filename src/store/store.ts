@@ -99,8 +99,12 @@ export function checkWatchStart(from: number): void {
   if (!Number.isSafeInteger(from) || from < 0) throw invalidResourceVersionError(from);
 }
 
-/** Parses a resourceVersion string to a revision number; NaN when it is not a decimal integer. */
+/**
+ * Parses a resourceVersion string to a revision number; NaN when it is not a decimal integer a revision can be
+ * (`-1`, `1e3` and `99999999999999999999`, beyond 2^53, are not).
+ */
 export function parseRevision(rv: string | undefined): number {
-  if (rv === undefined || !/^\d+$/.test(rv)) return Number.NaN;
-  return Number(rv);
+  if (rv === undefined || !/^\d{1,16}$/.test(rv)) return Number.NaN;
+  const n = Number(rv);
+  return Number.isSafeInteger(n) ? n : Number.NaN;
 }
