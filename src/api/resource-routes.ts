@@ -62,7 +62,7 @@ export async function listOrWatch(
     return ctx.watches.serve(request, reply, {
       resource,
       timeoutSeconds: timeout,
-      events: (signal) =>
+      events: (signal, onOverflow) =>
         ctx.registry.watch(resource, {
           resourceVersion,
           labelSelector,
@@ -70,6 +70,7 @@ export async function listOrWatch(
           allowWatchBookmarks,
           signal,
           namespace,
+          onOverflow,
         }),
     });
   }

@@ -47,3 +47,15 @@ export function utf8Bytes(s: string): number {
   }
   return n;
 }
+
+/** `16777216` → `16 MiB`, `1536` → `1.5 KiB`: sizes in messages. */
+export function formatByteSize(bytes: number): string {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
+    if (bytes >= size) return `${Math.round((bytes / size) * 10) / 10} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}

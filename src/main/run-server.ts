@@ -29,6 +29,7 @@ async function openStore(opts: Opts, log: Logger, metrics: ApiMetrics): Promise<
       clock: systemClock,
       log: log.child({ component: 'store' }),
       historyRetentionMs: opts.watchHistory as number,
+      maxWatchUnsentBytes: opts.maxWatchUnsentBytes as number,
     });
     return { store, where: `etcd ${etcd.join(',')} prefix ${opts.etcdPrefix as string}` };
   }
@@ -39,6 +40,7 @@ async function openStore(opts: Opts, log: Logger, metrics: ApiMetrics): Promise<
     clock: systemClock,
     log: log.child({ component: 'store' }),
     historyRetentionMs: opts.watchHistory as number,
+    maxWatchUnsentBytes: opts.maxWatchUnsentBytes as number,
     onCommit: metrics.recordCommit,
   });
   return { store, where: `db ${dbPath}` };

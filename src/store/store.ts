@@ -70,6 +70,8 @@ export interface StoreOptions {
   historyRetentionMs?: number;
   /** How often history older than the retention is compacted. */
   compactionIntervalMs?: number;
+  /** Bytes of changes a watcher may have waiting before its watch ends (watchTooSlowError); default 16 MiB. */
+  maxWatchUnsentBytes?: number;
 }
 
 /**
@@ -89,6 +91,11 @@ export interface ListResult<T> {
 export interface WatchOptions {
   signal?: AbortSignal;
   progressIntervalMs?: number;
+  /**
+   * Called once, as soon as the watcher falls too far behind (before the iterator, which the watcher may not be
+   * pulling, throws watchTooSlowError): a server streaming to a client that stopped reading ends the stream.
+   */
+  onOverflow?: (err: Error) => void;
 }
 
 export type StoreEvent<T = AnyObject> =

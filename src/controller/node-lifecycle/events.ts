@@ -36,11 +36,24 @@ export interface EventLimits {
   burst: number;
   /** Events waiting beyond this are dropped, Normal ones first (default 10,000). */
   maxQueued: number;
+  /** Bytes (reasons, messages, object names) waiting beyond this are dropped the same way (default 8 MiB). */
+  maxQueuedBytes: number;
   /** Writes in flight at once (default 16). */
   maxInFlight: number;
 }
 
-export const DEFAULT_EVENT_LIMITS: EventLimits = { qps: 50, burst: 500, maxQueued: 10_000, maxInFlight: 16 };
+export const DEFAULT_EVENT_LIMITS: EventLimits = {
+  qps: 50,
+  burst: 500,
+  maxQueued: 10_000,
+  maxQueuedBytes: 8 * 1024 * 1024,
+  maxInFlight: 16,
+};
+
+/** What a queued event holds, roughly: its strings (a node name may be 253 characters, a message more). */
+function sizeOf(ev: RecordedEvent): number {
+  return ev.reason.length + ev.message.length + ev.involvedObject.kind.length + ev.involvedObject.name.length + 64;
+}
 
 /**
  * `record.EventRecorder` reduced to what the controller needs. Writes go through `client.events.create`; the
@@ -60,6 +73,7 @@ export class EventRecorder {
   readonly #normals: RecordedEvent[] = [];
   #inFlight = new Set<Promise<void>>();
   #dropped = 0;
+  #queuedBytes = 0;
 
   constructor(deps: { client: ApiClient; clock: Clock; log: Logger; host?: string; limits?: Partial<EventLimits> }) {
     this.#client = deps.client;
@@ -72,14 +86,15 @@ export class EventRecorder {
 
   emit(involvedObject: InvolvedObject, type: EventType, reason: string, message: string): void {
     const ev: RecordedEvent = { type, reason, message, involvedObject: { ...involvedObject } };
-    if (this.#warnings.length + this.#normals.length >= this.#limits.maxQueued) {
-      // Full: a Warning displaces the oldest Normal event; anything else is dropped (and counted).
-      if (type !== 'Warning' || this.#normals.shift() === undefined) {
-        this.#dropped++;
-        return;
-      }
+    const size = sizeOf(ev);
+    while (this.queued >= this.#limits.maxQueued || this.#queuedBytes + size > this.#limits.maxQueuedBytes) {
+      // Full: a Warning displaces the oldest Normal events; anything else is dropped (and counted).
+      const displaced = type === 'Warning' ? this.#normals.shift() : undefined;
       this.#dropped++;
+      if (displaced === undefined) return;
+      this.#queuedBytes -= sizeOf(displaced);
     }
+    this.#queuedBytes += size;
     (type === 'Warning' ? this.#warnings : this.#normals).push(ev);
     this.#pump();
   }
@@ -106,7 +121,9 @@ export class EventRecorder {
 
   #pump(): void {
     while (this.#inFlight.size < this.#limits.maxInFlight && this.queued > 0 && this.#bucket.tryAccept()) {
-      this.#write((this.#warnings.shift() ?? this.#normals.shift()) as RecordedEvent);
+      const ev = (this.#warnings.shift() ?? this.#normals.shift()) as RecordedEvent;
+      this.#queuedBytes -= sizeOf(ev);
+      this.#write(ev);
     }
   }
 

@@ -7,6 +7,7 @@ import { splitObjectKey } from '../../core/object-key.js';
 import { EncodedJson } from '../encoded-json.js';
 import {
   DEFAULT_HISTORY_RETENTION_MS,
+  DEFAULT_MAX_WATCH_UNSENT_BYTES,
   type ListResult,
   type Store,
   type StoreEvent,
@@ -191,6 +192,7 @@ export class EtcdStore implements Store {
         return () => this.#watchStoppers.delete(stop);
       },
       handOut: (obj: AnyObject) => this.#handOut(obj),
+      maxUnsentBytes: this.#options.maxWatchUnsentBytes ?? DEFAULT_MAX_WATCH_UNSENT_BYTES,
     };
     return etcdWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
   }

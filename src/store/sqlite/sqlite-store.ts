@@ -12,6 +12,7 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import {
   DEFAULT_HISTORY_RETENTION_MS,
+  DEFAULT_MAX_WATCH_UNSENT_BYTES,
   type ListResult,
   type Store,
   type StoreEvent,
@@ -33,12 +34,14 @@ export interface SqliteStoreOptions extends StoreOptions {
   path: string;
   /** For the commit-latency / batch-size metrics. */
   onCommit?: (batchSize: number, durationMs: number) => void;
-  /** Events a watcher may fall behind before it is ended with Gone; default 10,000. */
+  /** Events a watcher may fall behind before it is ended (watchTooSlowError); default 10,000. */
   watchQueueCapacity?: number;
   /** Where the .sql migrations are; default `migrations/` of the package. */
   migrationsDir?: string;
   /** Objects whose stored JSON is kept in memory for gets (recent-objects.ts); default 20,000, 0 disables. */
   recentObjects?: number;
+  /** Bytes (JSON characters) that cache and the writer's delta bases may hold, each; default 32 MiB. */
+  recentObjectsBytes?: number;
   /**
    * How far back (revisions) a logged delta may refer for its base; compaction keeps that many revisions of
    * segments beyond the compacted revision. Default DELTA_WINDOW (100,000); tests use small values.
@@ -53,6 +56,8 @@ const DEFAULT_COMPACTION_INTERVAL_MS = 1_000;
 const MAX_COMPACTION_REVISIONS = 20_000;
 const DEFAULT_WATCH_QUEUE = 10_000;
 const DEFAULT_RECENT_OBJECTS = 20_000;
+/** 20,000 objects of typical size (a lease ~0.4 KB, a node ~1.5 KB) fit; 20,000 of the largest allowed do not. */
+const DEFAULT_RECENT_OBJECTS_BYTES = 32 * 1024 * 1024;
 
 /** Opens (creating and migrating as needed) the database at `options.path` and starts compaction. */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
@@ -73,9 +78,10 @@ export class SqliteStore implements Store {
   readonly #log: Logger;
   readonly #retentionMs: number;
   readonly #onCommit: SqliteStoreOptions['onCommit'];
-  readonly #hub = new WatchHub<ChangeEntry>();
+  readonly #hub = new WatchHub<ChangeEntry>((change) => change.bytes);
   readonly #encoded = new EncodedJson();
   readonly #watchQueueCapacity: number;
+  readonly #watchQueueBytes: number;
   readonly #stopCompaction = new AbortController();
   readonly #compactionLoop: Promise<void>;
   readonly #recent: RecentObjects;
@@ -104,9 +110,14 @@ export class SqliteStore implements Store {
     this.#retentionMs = options.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS;
     this.#onCommit = options.onCommit;
     this.#watchQueueCapacity = options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE;
-    this.#recent = new RecentObjects(options.recentObjects ?? DEFAULT_RECENT_OBJECTS);
+    this.#watchQueueBytes = options.maxWatchUnsentBytes ?? DEFAULT_MAX_WATCH_UNSENT_BYTES;
+    const cache = {
+      entries: options.recentObjects ?? DEFAULT_RECENT_OBJECTS,
+      bytes: options.recentObjectsBytes ?? DEFAULT_RECENT_OBJECTS_BYTES,
+    };
+    this.#recent = new RecentObjects(cache.entries, cache.bytes, (json) => json.length);
     this.#deltaWindow = options.deltaWindow ?? DELTA_WINDOW;
-    this.#bases = new DeltaBases(options.recentObjects ?? DEFAULT_RECENT_OBJECTS, this.#deltaWindow);
+    this.#bases = new DeltaBases(cache, this.#deltaWindow);
     const reader = new ChangeLogReader(this.#stmts);
     // One read transaction per replay step: a segment and the bases its deltas refer to are read consistently.
     this.#readChanges = db.transaction((resource: Resource, after: number, upTo: number, limit: number) =>
@@ -183,6 +194,7 @@ export class SqliteStore implements Store {
       hub: this.#hub,
       clock: this.#clock,
       queueCapacity: this.#watchQueueCapacity,
+      queueBytes: this.#watchQueueBytes,
       readChanges: (r: Resource, after: number, upTo: number, limit: number) =>
         this.#read(() => this.#readChanges(r, after, upTo, limit)).map((row) =>
           this.#withJson(new ChangeEntry(r, row.type, row.revision, row.value)),
@@ -308,6 +320,7 @@ export class SqliteStore implements Store {
 
   /** Publishes the batch's changes, then answers each write (successes carry the JSON text already built). */
   #settle(batch: PendingWrite[], result: ReturnType<typeof applyBatch>): void {
+    this.#hub.newBatch();
     for (const change of result.changes) {
       if (this.#hub.hasSubscribers(change.resource)) this.#hub.publish(change.resource, this.#withJson(change));
     }
