@@ -54,6 +54,11 @@ export interface Store {
   encodedJson(obj: object): string | undefined;
   /** The newest revision the store has committed. */
   currentRevision(): Promise<number>;
+  /**
+   * Resolves while the store works; throws ServiceUnavailableError when it has started failing (a damaged
+   * database, repeated I/O errors, an unreachable etcd). `/readyz` asks it.
+   */
+  checkHealth(): Promise<void>;
   /** Oldest revision a watch can resume from (watch(from) needs from >= compactedRevision). */
   compactedRevision(): Promise<number>;
   /** A short name for /version and logs: `sqlite` or `etcd`. */

@@ -197,6 +197,11 @@ export class EtcdStore implements Store {
     return etcdWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
   }
 
+  /** etcd answers a read: the cheapest request that fails when the cluster is unreachable or has no quorum. */
+  async checkHealth(): Promise<void> {
+    await this.currentRevision();
+  }
+
   encodedJson(obj: object): string | undefined {
     return this.#encoded.get(obj);
   }

@@ -22,6 +22,7 @@ import {
 import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
+import { StoreHealth } from './store-health.js';
 import { RecentObjects } from './recent-objects.js';
 import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
 import { prepareStatements, type Statements } from './statements.js';
@@ -38,6 +39,8 @@ export interface SqliteStoreOptions extends StoreOptions {
   watchQueueCapacity?: number;
   /** Where the .sql migrations are; default `migrations/` of the package. */
   migrationsDir?: string;
+  /** `PRAGMA quick_check` on open for files up to this size (database.ts); default 512 MiB, 0 never. */
+  integrityCheckMaxBytes?: number;
   /** Objects whose stored JSON is kept in memory for gets (recent-objects.ts); default 20,000, 0 disables. */
   recentObjects?: number;
   /** Bytes (JSON characters) that cache and the writer's delta bases may hold, each; default 32 MiB. */
@@ -61,7 +64,13 @@ const DEFAULT_RECENT_OBJECTS_BYTES = 32 * 1024 * 1024;
 
 /** Opens (creating and migrating as needed) the database at `options.path` and starts compaction. */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
-  return new SqliteStore(openDatabase(options.path, options.migrationsDir), options);
+  const log = options.log ?? silentLogger;
+  const db = openDatabase(options.path, {
+    migrationsDir: options.migrationsDir,
+    integrityCheckMaxBytes: options.integrityCheckMaxBytes,
+    warn: (obj, msg) => log.warn(obj, msg),
+  });
+  return new SqliteStore(db, options);
 }
 
 /**
@@ -99,6 +108,7 @@ export class SqliteStore implements Store {
   #scheduled: NodeJS.Immediate | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
+  readonly #health: StoreHealth;
 
   /** Use openSqliteStore; this takes a database already opened and migrated by it. */
   constructor(db: Database.Database, options: SqliteStoreOptions) {
@@ -120,6 +130,7 @@ export class SqliteStore implements Store {
     this.#bases = new DeltaBases(cache, this.#deltaWindow);
     const reader = new ChangeLogReader(this.#stmts);
     // One read transaction per replay step: a segment and the bases its deltas refer to are read consistently.
+    this.#health = new StoreHealth(this.path, () => this.#probe());
     this.#readChanges = db.transaction((resource: Resource, after: number, upTo: number, limit: number) =>
       reader.changes(resource, after, upTo, limit),
     );
@@ -221,6 +232,16 @@ export class SqliteStore implements Store {
   }
 
   /**
+   * Ready unless the database has shown corruption (until a restart: nothing heals that but a restore) or its last
+   * commit or read failed with an I/O error (until a commit, or the write probe run here, succeeds again). A full
+   * disk or a read-only file does not count: reads are still served (docs/api.md#health-version-and-metrics).
+   */
+  async checkHealth(): Promise<void> {
+    this.#assertOpen();
+    this.#health.check();
+  }
+
+  /**
    * Drops change history: up to `upToRevision` when given (tests, admin), else everything committed longer
    * than historyRetentionMs ago. Returns the new compacted revision.
    */
@@ -291,10 +312,12 @@ export class SqliteStore implements Store {
       result = this.#db.transaction(() => applyBatch(ctx, batch, this.#revision, this.#clock.now()))();
     } catch (err) {
       const failure = storageError(err);
+      this.#health.failed(err);
       this.#log.error({ err, batchSize: batch.length }, 'commit failed; every write of the batch was refused');
       for (const w of batch) w.reject(failure);
       return;
     }
+    this.#health.succeeded();
     this.#revision = result.revision;
     this.#bases.commit(result.staged);
     this.#remember(batch, result);
@@ -345,8 +368,17 @@ export class SqliteStore implements Store {
     try {
       return fn();
     } catch (err) {
+      this.#health.failed(err);
       throw storageError(err);
     }
+  }
+
+  /** A read of the meta row and a write that changes nothing, committed (and fsynced) like any other. */
+  #probe(): void {
+    this.#db.transaction(() => {
+      const meta = this.#stmts.readMeta.get();
+      if (meta) this.#stmts.setRevision.run(meta.revision);
+    })();
   }
 
   #assertOpen(): void {
