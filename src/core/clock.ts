@@ -49,7 +49,7 @@ export const systemClock: Clock = {
         reject(abortError(signal));
         return;
       }
-      let timer: NodeJS.Timeout | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const onAbort = (): void => {
         clearTimeout(timer);
         reject(abortError(signal));
