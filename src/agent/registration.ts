@@ -41,7 +41,9 @@ export function observeWindowMs(leaseDurationSeconds: number): number {
 }
 
 /** --labels plus the topology labels from --zone and --region (which win over a --labels entry of the same key). */
-export function nodeLabels(config: RegistrationConfig): Record<string, string> {
+export function nodeLabels(
+  config: Pick<RegistrationConfig, 'labels'> & { zone?: string | undefined; region?: string | undefined },
+): Record<string, string> {
   const labels: Record<string, string> = { ...config.labels };
   if (config.zone !== undefined && config.zone !== '') labels[ZONE_LABEL] = config.zone;
   if (config.region !== undefined && config.region !== '') labels[REGION_LABEL] = config.region;

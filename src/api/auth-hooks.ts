@@ -1,9 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError, isReason, ShepherdError, TooManyRequestsError, UnauthorizedError } from '../core/errors.js';
 import type { Registry } from '../registry/registry.js';
-import { authorize, nodeNameOf, type RequestAttributes, type Subject } from './authorization.js';
+import { authorize, authorizeMetrics, nodeNameOf, type RequestAttributes, type Subject } from './authorization.js';
+import type { Logger } from '../core/logger.js';
+import type { EventQuota } from './event-quota.js';
+import type { FailedAuthThrottle } from './failed-auth-throttle.js';
 import type { IdentityRateLimiter } from './identity-rate-limiter.js';
-import { checkNoQueryToken } from './query-token.js';
+import { checkNoQueryToken, redactQueryTokens } from './query-token.js';
 import { isApiPath, requestAttributes } from './request-attributes.js';
 import { sendStatusError } from './status-errors.js';
 import { bearerToken, type TokenAuthenticator } from './token-authenticator.js';
@@ -17,6 +20,8 @@ import type { WatchQuota } from './watch-quota.js';
  */
 export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/version', ...UI_PATHS]);
 
+const METRICS_PATH = '/metrics';
+
 /** How long a client refused for holding too many watches is told to wait before trying again. */
 const WATCH_QUOTA_RETRY_SECONDS = 5;
 
@@ -24,7 +29,10 @@ export interface AuthDeps {
   authenticator: TokenAuthenticator;
   rateLimiter: IdentityRateLimiter;
   watchQuota: WatchQuota;
+  eventQuota: EventQuota;
+  failedAuth: FailedAuthThrottle;
   registry: Registry;
+  log: Logger;
 }
 
 function isOpen(request: FastifyRequest): boolean {
@@ -60,9 +68,22 @@ function authenticate(deps: AuthDeps, request: FastifyRequest): UserInfo {
       'Unauthorized: this server requires a bearer token: send Authorization: Bearer <token> (sheepctl --token-file or SHEPHERD_TOKEN, shepherd --token-file)',
     );
   }
+  const wait = deps.failedAuth.retryAfterSeconds(request.ip);
+  if (wait !== undefined) {
+    throw new TooManyRequestsError(
+      `too many requests with a bad bearer token from ${request.ip} (--max-auth-failures-per-minute): retry after ${wait}s with a valid token`,
+      wait,
+    );
+  }
   const token = bearerToken(header);
   const user = token === undefined ? undefined : deps.authenticator.authenticate(token);
   if (user === undefined) {
+    deps.failedAuth.fail(request.ip);
+    // Never the token, nor the header: a mistyped token is often one character off a real one.
+    deps.log.warn(
+      { address: request.ip, method: request.method, url: redactQueryTokens(request.url) },
+      'refused a request with a bearer token this server does not know',
+    );
     throw new UnauthorizedError(
       'Unauthorized: the bearer token is not valid for this server: check the token file the client reads',
     );
@@ -104,6 +125,10 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const user = users.get(request);
     if (user === undefined) return undefined;
+    if (request.routeOptions.url === METRICS_PATH) {
+      const metrics = authorizeMetrics(user);
+      return metrics.allowed ? undefined : sendStatusError(reply, new ForbiddenError(metrics.reason));
+    }
     const attrs = requestAttributes(request);
     if (attrs === undefined) {
       // A matched /api route this table does not know is refused rather than let through by accident.
@@ -124,6 +149,14 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
           ...(attrs.name === undefined ? {} : { name: attrs.name }),
         }),
       );
+    }
+    if (attrs.resource === 'events' && attrs.verb === 'create') {
+      try {
+        deps.eventQuota.admit(user);
+      } catch (err) {
+        if (err instanceof ShepherdError) return sendStatusError(reply, err);
+        throw err;
+      }
     }
     if (attrs.verb === 'watch') {
       const release = deps.watchQuota.acquire(user.user);

@@ -2,10 +2,13 @@ import { NODE_LEASE_NAMESPACE } from '../core/lease.js';
 import { KIND_OF, type Resource } from '../core/kinds.js';
 import { objectKey } from '../core/object-key.js';
 import { EXCLUDE_DISRUPTION_LABEL } from '../core/node.js';
+import { controlPlaneSourceProblem, nodeEventProblem } from './event-admission.js';
 
 export const MASTERS_GROUP = 'system:masters';
 export const VIEWERS_GROUP = 'system:viewers';
 export const NODES_GROUP = 'system:nodes';
+/** May read /metrics and nothing else (a Prometheus scraper's token): Kubernetes grants that by a nonResourceURL rule. */
+export const MONITORING_GROUP = 'system:monitoring';
 export const NODE_USER_PREFIX = 'system:node:';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'delete';
@@ -178,12 +181,9 @@ function authorizeNode(node: string, attrs: RequestAttributes, who: string, befo
           `user "${who}" may not ${attrs.verb} ${describe(attrs, attrs.name)}: nodes may only create Events (the server folds repeats)`,
         );
       }
-      const kind = stringAt(after, 'involvedObject', 'kind');
-      const name = stringAt(after, 'involvedObject', 'name');
-      if (kind === 'Node' && name === node) return ALLOW;
-      return deny(
-        `user "${who}" may not create events about ${kind ?? '?'} "${name ?? ''}": nodes may only create Events whose involvedObject is their own Node`,
-      );
+      // For an Event about a Pod, `before` is that Pod as stored (event-admission.ts).
+      const problem = nodeEventProblem(node, who, after, before);
+      return problem === undefined ? ALLOW : deny(problem);
     }
     case 'zones':
     case 'verdicts':
@@ -197,6 +197,15 @@ function authorizeNode(node: string, attrs: RequestAttributes, who: string, befo
   }
 }
 
+/** Groups whose members may read `/metrics`: its figures describe the whole cluster's load. */
+const METRICS_GROUPS = [MASTERS_GROUP, VIEWERS_GROUP, MONITORING_GROUP];
+
+/** Kubernetes' non-resource URL rules, for the one protected path outside /api: `GET /metrics`. */
+export function authorizeMetrics(subject: Subject): Decision {
+  if (subject.groups.some((g) => METRICS_GROUPS.includes(g))) return ALLOW;
+  return deny(`user "${subject.user}" may not read /metrics: it is in none of the groups ${METRICS_GROUPS.join(', ')}`);
+}
+
 /**
  * The whole authorization policy of docs/api.md, as one pure function (Kubernetes' RBAC + Node authorizer +
  * NodeRestriction admission, reduced to shepherd's roles). `before` is the stored object of an update (needed
@@ -204,6 +213,10 @@ function authorizeNode(node: string, attrs: RequestAttributes, who: string, befo
  */
 export function authorize(subject: Subject, attrs: RequestAttributes, before?: unknown, after?: unknown): Decision {
   if (subject.groups.includes(MASTERS_GROUP)) return ALLOW;
+  if (attrs.resource === 'events' && (attrs.verb === 'create' || attrs.verb === 'update')) {
+    const problem = controlPlaneSourceProblem(subject.user, after);
+    if (problem !== undefined) return deny(problem);
+  }
   const node = nodeNameOf(subject);
   if (node !== undefined) return authorizeNode(node, attrs, subject.user, before, after);
   if (subject.groups.includes(VIEWERS_GROUP)) {

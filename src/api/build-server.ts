@@ -1,13 +1,16 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.js';
-import { BadRequestError, shuttingDownError } from '../core/errors.js';
+import { shuttingDownError } from '../core/errors.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import { Registry } from '../registry/registry.js';
 import type { Store } from '../store/store.js';
 import { installAuth, installQueryTokenCheck } from './auth-hooks.js';
 import { registerDeploymentRoutes } from './deployment-routes.js';
+import { DEFAULT_EVENT_LIMITS, EventQuota, type EventLimits } from './event-quota.js';
 import { registerEventRoutes } from './event-routes.js';
+import { DEFAULT_MAX_AUTH_FAILURES_PER_MINUTE, FailedAuthThrottle } from './failed-auth-throttle.js';
+import { EventTally, runEventTally } from './event-tally.js';
 import { toFastifyLogger } from './fastify-logger.js';
 import { registerHealthRoutes, type HealthState } from './health-routes.js';
 import { registerLeaseRoutes } from './lease-routes.js';
@@ -18,6 +21,8 @@ import { registerPodRoutes } from './pod-routes.js';
 import { isApiPath } from './request-attributes.js';
 import { redactQueryTokens } from './query-token.js';
 import { serverOptions, type ServerTimeouts, type TlsFiles } from './server-options.js';
+import { clientErrorHandler, frameworkError, MAX_PARAM_LENGTH } from './framework-errors.js';
+import { installJsonBodyParser } from './json-body.js';
 import { installStatusErrors, sendStatusError } from './status-errors.js';
 import type { TokenAuthenticator } from './token-authenticator.js';
 import { WatchQuota } from './watch-quota.js';
@@ -34,6 +39,10 @@ export interface AuthConfig {
   rateLimits: RateLimits;
   /** Open watches per user; 0 means unlimited. */
   maxWatchesPerUser: number;
+  /** Event creates per identity and bytes per node; DEFAULT_EVENT_LIMITS when absent. */
+  eventLimits?: Partial<EventLimits>;
+  /** Requests with an unknown token per source address and minute; DEFAULT_MAX_AUTH_FAILURES_PER_MINUTE when absent. */
+  maxAuthFailuresPerMinute?: number;
 }
 
 export interface BuildServerDeps {
@@ -85,16 +94,15 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
     // A fleet renews thousands of leases a second: one info line per request would drown the log. Requests
     // are logged at debug level in the onResponse hook below instead.
     logController: new LogController({ disableRequestLogging: true }),
-    // Errors fastify raises before routing (a malformed %-escape in the path) bypass setErrorHandler.
-    frameworkErrors: (_err, _request, reply) => {
-      sendStatusError(
-        reply,
-        new BadRequestError('the request path is not a valid URL (malformed %-escape): percent-encode names as UTF-8'),
-      );
-    },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Errors fastify raises before routing (a malformed %-escape, a too long segment) bypass setErrorHandler.
+    frameworkErrors: frameworkError,
+    // And those Node's HTTP parser raises before fastify (bad request line, header timeout, oversized headers).
+    clientErrorHandler,
   });
   // Writes take application/json only; fastify would otherwise accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
   installStatusErrors(app, bodyLimit);
 
   const registry = deps.registry ?? new Registry({ store: deps.store, clock: deps.clock, random: deps.random, log });
@@ -110,12 +118,22 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
     return undefined;
   });
   installQueryTokenCheck(app);
+  const background = new AbortController();
   if (deps.auth) {
+    const eventLimits = { ...DEFAULT_EVENT_LIMITS, ...deps.auth.eventLimits };
+    const tally = eventLimits.maxBytesPerNode > 0 ? new EventTally() : undefined;
+    if (tally) void runEventTally({ registry, clock: deps.clock, log }, tally, background.signal);
     installAuth(app, {
       authenticator: deps.auth.authenticator,
       rateLimiter: new IdentityRateLimiter(deps.auth.rateLimits, deps.clock),
       watchQuota: new WatchQuota(deps.auth.maxWatchesPerUser),
+      eventQuota: new EventQuota(eventLimits, deps.clock, tally),
+      failedAuth: new FailedAuthThrottle(
+        deps.auth.maxAuthFailuresPerMinute ?? DEFAULT_MAX_AUTH_FAILURES_PER_MINUTE,
+        deps.clock,
+      ),
       registry,
+      log,
     });
   }
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -143,6 +161,7 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
   app.addHook('preClose', async () => {
     closing = true;
     state.notReady = true;
+    background.abort();
     watches.endAll();
   });
 

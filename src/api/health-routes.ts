@@ -22,10 +22,10 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
   app.get('/readyz', async (_request, reply) => {
     if (deps.state.notReady) throw shuttingDownError();
     try {
-      // The cheapest read that fails when the store is closed or its database is gone.
-      await deps.store.currentRevision();
+      await deps.store.checkHealth();
     } catch (err) {
-      throw new ServiceUnavailableError('the store is not open: check the server log and the data directory', {
+      if (err instanceof ServiceUnavailableError) throw err;
+      throw new ServiceUnavailableError('the store is not answering: check the server log and the data directory', {
         cause: err,
       });
     }

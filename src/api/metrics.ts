@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface ApiMetricsOptions {
   /** Process metrics (CPU, memory, event loop lag); off in tests that build many servers. */
@@ -15,6 +15,7 @@ export class ApiMetrics {
   readonly commitDuration: Histogram;
   readonly commitBatchSize: Histogram;
   readonly watchers: Gauge<'resource'>;
+  readonly watchesTooSlow: Counter;
   readonly revision: Gauge;
 
   constructor(options: ApiMetricsOptions = {}) {
@@ -43,6 +44,11 @@ export class ApiMetrics {
       name: 'shepherd_watchers',
       help: 'Open watch streams by resource.',
       labelNames: ['resource'],
+      registers,
+    });
+    this.watchesTooSlow = new Counter({
+      name: 'shepherd_watches_too_slow_total',
+      help: 'Watch streams ended because their client fell further behind than --max-watch-unsent-bytes.',
       registers,
     });
     this.revision = new Gauge({

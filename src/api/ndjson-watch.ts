@@ -18,9 +18,15 @@ export interface OpenWatch {
   resource: Resource;
   /** Seconds after which the stream ends cleanly (Kubernetes' timeoutSeconds); none when undefined. */
   timeoutSeconds: number | undefined;
-  /** Builds the event source; may throw (bad selector) before anything is sent, which becomes a Status. */
-  events: (signal: AbortSignal) => AsyncIterable<unknown>;
+  /**
+   * Builds the event source; may throw (bad selector) before anything is sent, which becomes a Status.
+   * `onOverflow` is the store's word that the watcher fell too far behind (WatchOptions.onOverflow).
+   */
+  events: (signal: AbortSignal, onOverflow: (err: Error) => void) => AsyncIterable<unknown>;
 }
+
+/** How long a watch cut off for falling behind may take to receive its ERROR line before its connection is closed. */
+const TOO_SLOW_GRACE_MS = 10_000;
 
 /**
  * Serves watch streams as NDJSON and keeps the set of open ones, so `endAll()` (a preClose hook) can end them:
@@ -47,8 +53,11 @@ export class WatchStreams {
   serve(request: FastifyRequest, reply: FastifyReply, watch: OpenWatch): FastifyReply {
     const controller = new AbortController();
     const { signal } = controller;
-    const events = watch.events(signal);
     const stream = new PassThrough();
+    const events = watch.events(signal, (err) =>
+      // Out of the commit that overflowed the watcher's queue; the pump may be parked on a full socket.
+      queueMicrotask(() => this.#endTooSlow(err, stream, controller, request, reply)),
+    );
     this.#open.add(controller);
     this.#deps.metrics.watchers.inc({ resource: watch.resource });
     // The client going away (or the response ending for any reason) stops the store watch.
@@ -75,6 +84,34 @@ export class WatchStreams {
       .header('content-type', 'application/x-ndjson')
       .header('cache-control', 'no-cache')
       .send(stream);
+  }
+
+  /**
+   * Ends a watch whose client fell too far behind: the ERROR line goes out after what is buffered (a slow reader
+   * gets it and resumes), and a client that reads nothing at all loses its connection after a grace period, so it
+   * holds neither memory nor its watch slot.
+   */
+  #endTooSlow(
+    err: Error,
+    stream: PassThrough,
+    controller: AbortController,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    if (stream.writableEnded || controller.signal.aborted) return;
+    const e = toShepherdError(err);
+    request.log.info({ url: request.url, reason: e.message }, 'ended a watch whose client fell too far behind');
+    this.#deps.metrics.watchesTooSlow.inc();
+    stream.write(`${JSON.stringify({ type: 'ERROR', object: statusOf(e) })}\n`);
+    controller.abort();
+    // The response may count as finished while its last bytes still wait in the socket: judge by the socket.
+    const socket = reply.raw.socket;
+    this.#deps.clock.sleep(TOO_SLOW_GRACE_MS).then(
+      () => {
+        if (socket !== null && !socket.destroyed && socket.writableLength > 0) socket.destroy();
+      },
+      () => {},
+    );
   }
 
   async #pump(

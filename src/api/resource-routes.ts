@@ -4,6 +4,7 @@ import { KIND_OF, type Resource } from '../core/kinds.js';
 import type { Registry } from '../registry/registry.js';
 import { DEFAULT_LIST_LIMIT, type DeleteOptions } from '../registry/registry-context.js';
 import { listBodyStream, type ListHead } from './list-body.js';
+import { parseRevision } from '../store/store.js';
 import type { WatchStreams } from './ndjson-watch.js';
 
 /** What every routes file needs. */
@@ -64,10 +65,13 @@ export async function listOrWatch(
     const timeout = timeoutSeconds(query);
     const resourceVersion = queryValue(query, 'resourceVersion');
     const allowWatchBookmarks = queryFlag(query, 'allowWatchBookmarks');
+    const from = parseRevision(resourceVersion);
+    // Before the 200: a watch from a revision the store has not reached is answered 504 with Retry-After.
+    if (from > 0) await ctx.registry.waitForRevision(from);
     return ctx.watches.serve(request, reply, {
       resource,
       timeoutSeconds: timeout,
-      events: (signal) =>
+      events: (signal, onOverflow) =>
         ctx.registry.watch(resource, {
           resourceVersion,
           labelSelector,
@@ -75,6 +79,7 @@ export async function listOrWatch(
           allowWatchBookmarks,
           signal,
           namespace,
+          onOverflow,
         }),
     });
   }

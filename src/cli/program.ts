@@ -119,6 +119,10 @@ function parseTypes(s: string): string[] {
   });
 }
 
+/** Printed whenever --token is used: the flag is convenient and leaks. */
+export const TOKEN_FLAG_WARNING =
+  '--token puts the secret in your shell history and in the process list (ps) of everyone on this machine: use --token-file or SHEPHERD_TOKEN instead';
+
 /**
  * The sheepctl command tree (commander 14). Usage errors print the message and the command's usage to stderr
  * and end with exit code 1 through exitOverride (the caller catches CommanderError); command failures are
@@ -137,7 +141,7 @@ export function buildProgram(io: ProgramIo, result: { code: number }): Command {
     .showHelpAfterError()
     .configureHelp({ showGlobalOptions: true })
     .option('-s, --server <address>', `API server as host:port or URL (env SHEPHERD_API, default ${DEFAULT_SERVER})`)
-    .option('--token <token>', 'bearer token (env SHEPHERD_TOKEN)')
+    .option('--token <token>', 'bearer token (env SHEPHERD_TOKEN); prefer --token-file: see the warning it prints')
     .option('--token-file <path>', 'read the bearer token from this file')
     .option('--certificate-authority <path>', 'CA bundle to verify the server certificate (https:// servers)')
     .option(
@@ -293,7 +297,9 @@ async function runAction(
   let server = DEFAULT_SERVER;
   let deps: CliDeps | undefined;
   try {
-    const globals = resolveGlobals(cmd.optsWithGlobals(), io.env);
+    const raw = cmd.optsWithGlobals();
+    const globals = resolveGlobals(raw, io.env);
+    if (raw['token'] !== undefined) io.err.write(`sheepctl: warning: ${TOKEN_FLAG_WARNING}\n`);
     server = globals.server;
     deps = await io.connect(globals);
     result.code = await fn(deps, server);

@@ -121,9 +121,15 @@ export async function* watchWithResume<T extends Versioned>(
       backoff.reset();
       continue;
     }
-    // A failure, or a stream that ended without delivering anything: don't spin against the server.
-    if (!(await pause(clock, backoff.next(), signal))) return;
+    // A failure, or a stream that ended without delivering anything: don't spin against the server. A watch the
+    // server ended for falling behind (429) resumes from `rv` too, no sooner than its Retry-After.
+    if (!(await pause(clock, Math.max(backoff.next(), retryAfterMs(failure)), signal))) return;
   }
+}
+
+function retryAfterMs(err: unknown): number {
+  const seconds = err instanceof ShepherdError ? err.details?.retryAfterSeconds : undefined;
+  return seconds === undefined ? 0 : seconds * 1000;
 }
 
 function selectors<T>(options: WatchResumeOptions<T>): { labelSelector?: string; fieldSelector?: string } {

@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../core/duration.js';
 
@@ -32,6 +33,24 @@ export function fractionFlag(value: string): number {
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1)
     throw new InvalidArgumentError('must be a number in (0, 1]');
   return n;
+}
+
+const BYTE_UNITS: Record<string, number> = { '': 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+
+/** A size in bytes: a whole number, optionally with a binary suffix (`512Ki`, `16Mi`, `1Gi`, also `16MiB`). */
+export function byteSizeFlag(value: string): number {
+  const m = /^\s*(\d+)\s*(Ki|Mi|Gi)?B?\s*$/.exec(value);
+  if (!m) throw new InvalidArgumentError('must be a size in bytes such as 1048576, 512Ki, 16Mi or 1Gi');
+  return Number(m[1]) * (BYTE_UNITS[m[2] ?? ''] as number);
+}
+
+/** `16777216` → `16Mi`, for --help defaults. */
+export function formatBytes(bytes: number): string {
+  for (const unit of ['Gi', 'Mi', 'Ki'] as const) {
+    const size = BYTE_UNITS[unit] as number;
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
 }
 
 export function intFlag(value: string): number {
@@ -73,6 +92,11 @@ export function parseListen(value: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] === '' ? '0.0.0.0' : (m[2] as string)), port };
 }
 
+/**
+ * Whether a listen host is loopback only: `localhost`, `::1`, or an IPv4 address in 127.0.0.0/8. Anything else,
+ * `127.evil.example` included, is a name that could resolve anywhere.
+ */
 export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  if (host === 'localhost' || host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
+  return isIPv4(host) && host.split('.')[0] === '127';
 }

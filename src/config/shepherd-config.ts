@@ -11,9 +11,14 @@ import { DEFAULT_REBUILD_RATE } from '../controller/taint-eviction/taint-evictio
 import { formatDuration } from '../core/duration.js';
 import { DEFAULT_MAX_PODS, DEFAULT_TOLERATION_SECONDS } from '../core/pod.js';
 import { DEFAULT_VERDICT_TTL_MS } from '../core/verdict.js';
+import { DEFAULT_EVENT_LIMITS } from '../api/event-quota.js';
+import { DEFAULT_MAX_AUTH_FAILURES_PER_MINUTE } from '../api/failed-auth-throttle.js';
+import { DEFAULT_MAX_WATCH_UNSENT_BYTES } from '../store/store.js';
 import {
+  byteSizeFlag,
   collectAddresses,
   durationFlag,
+  formatBytes,
   fractionFlag,
   intFlag,
   keyValueList,
@@ -111,6 +116,14 @@ export function buildShepherdCommand(version: string): Command {
         .argParser(durationFlag),
     )
     .addOption(
+      new Option(
+        '--max-watch-unsent-bytes <size>',
+        'a watch whose changes not yet sent to its client pass this size is ended with a 429 ERROR; the client resumes from its last resourceVersion',
+      )
+        .default(DEFAULT_MAX_WATCH_UNSENT_BYTES, formatBytes(DEFAULT_MAX_WATCH_UNSENT_BYTES))
+        .argParser(byteSizeFlag),
+    )
+    .addOption(
       new Option('--no-controller', 'do not run the controllers in this process (run --mode controller instead)'),
     )
     .addOption(
@@ -199,6 +212,30 @@ export function buildShepherdCommand(version: string): Command {
         'with --token-auth-file: open watch streams per user (429 beyond); 0 = unlimited',
       )
         .default(50)
+        .argParser(intFlag),
+    )
+    .addOption(
+      new Option(
+        '--events-per-minute <n>',
+        'with --token-auth-file: Events one identity may create per minute (system:masters: unlimited); 0 = unlimited',
+      )
+        .default(DEFAULT_EVENT_LIMITS.perMinute)
+        .argParser(intFlag),
+    )
+    .addOption(
+      new Option(
+        '--max-event-bytes-per-node <size>',
+        'with --token-auth-file: a node whose Events hold this much may create no more until they expire; 0 = unlimited',
+      )
+        .default(DEFAULT_EVENT_LIMITS.maxBytesPerNode, formatBytes(DEFAULT_EVENT_LIMITS.maxBytesPerNode))
+        .argParser(byteSizeFlag),
+    )
+    .addOption(
+      new Option(
+        '--max-auth-failures-per-minute <n>',
+        'with --token-auth-file: requests with a bad token one source address may make per minute before all its requests get 429; 0 = unlimited',
+      )
+        .default(DEFAULT_MAX_AUTH_FAILURES_PER_MINUTE)
         .argParser(intFlag),
     );
 

@@ -37,6 +37,9 @@ export async function waitAtMost(clock: Clock, event: Promise<unknown>, ms: numb
   }
 }
 
+/** setTimeout's longest delay (2^31-1 ms, ~24.8 days): Node fires a longer one after 1 ms instead. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),
@@ -46,17 +49,23 @@ export const systemClock: Clock = {
         reject(abortError(signal));
         return;
       }
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const onAbort = (): void => {
         clearTimeout(timer);
         reject(abortError(signal));
       };
-      const timer = setTimeout(
-        () => {
+      // Longer sleeps (a watch's timeoutSeconds of a month) are chained timers; Infinity never wakes.
+      let left = Number.isNaN(ms) ? 0 : Math.max(0, ms);
+      const step = (): void => {
+        const delay = Math.min(left, MAX_TIMER_MS);
+        left -= delay;
+        timer = setTimeout(() => {
+          if (left > 0) return step();
           signal?.removeEventListener('abort', onAbort);
           resolve();
-        },
-        Math.max(0, ms),
-      );
+        }, delay);
+      };
+      step();
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LabelsSchema, WorkloadMetaSchema } from './meta.js';
+import { MAX_KIND_CHARS, MAX_MESSAGE_CHARS, MAX_REASON_CHARS } from './limits.js';
+import { AnnotationsSchema, LabelsSchema, TimeSchema, WorkloadMetaSchema } from './meta.js';
 import { PodSpecSchema } from './pod-schema.js';
 
 /** The zod schemas of Deployment (docs/api.md#deployment); the registry validates client writes with them. */
@@ -21,7 +22,7 @@ export type DeploymentStrategy = z.infer<typeof DeploymentStrategySchema>;
 
 export const PodTemplateSchema = z.strictObject({
   metadata: z
-    .strictObject({ labels: LabelsSchema.optional(), annotations: z.record(z.string(), z.string()).optional() })
+    .strictObject({ labels: LabelsSchema.optional(), annotations: AnnotationsSchema.optional() })
     .optional(),
   spec: PodSpecSchema,
 });
@@ -73,12 +74,12 @@ function isZero(v: IntOrPercent | undefined): boolean {
 }
 
 export const DeploymentConditionSchema = z.strictObject({
-  type: z.string().min(1).max(63),
+  type: z.string().min(1).max(MAX_KIND_CHARS),
   status: z.enum(['True', 'False', 'Unknown']),
-  reason: z.string().max(128).optional(),
-  message: z.string().max(4096).optional(),
-  lastUpdateTime: z.string().optional(),
-  lastTransitionTime: z.string().optional(),
+  reason: z.string().max(MAX_REASON_CHARS).optional(),
+  message: z.string().max(MAX_MESSAGE_CHARS).optional(),
+  lastUpdateTime: TimeSchema.optional(),
+  lastTransitionTime: TimeSchema.optional(),
 });
 
 export const DeploymentStatusSchema = z.strictObject({

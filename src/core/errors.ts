@@ -133,6 +133,29 @@ export function tooOldResourceVersionError(from: number, oldest: number): GoneEr
   return new GoneError(`too old resource version: ${from} (oldest ${oldest})`);
 }
 
+/**
+ * A watch from a revision the store has not reached (kube-apiserver's NewTooLargeResourceVersionError, after the
+ * same bounded wait): 504 Timeout with a Retry-After; the client watches again a moment later.
+ */
+export function tooLargeResourceVersionError(requested: number, current: number): ShepherdError {
+  return new ShepherdError('Timeout', `Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ field: 'resourceVersion', message: 'Too large resource version' }],
+    retryAfterSeconds: 1,
+  });
+}
+
+/**
+ * A watcher whose unsent changes passed the server's budget (`what`: "16777216 bytes", "10000 events"): its watch
+ * ends with this rather than let it hold the server's memory. The history is still there, so the client resumes
+ * from the last resourceVersion it received, after Retry-After; it need not relist.
+ */
+export function watchTooSlowError(resource: string, what: string, lastSent: number): TooManyRequestsError {
+  return new TooManyRequestsError(
+    `the watch of ${resource} fell ${what} behind (changes waiting to be sent; resource version ${lastSent} was the last sent): resume from the last resourceVersion you received`,
+    1,
+  );
+}
+
 /** A watch from a revision that is not one. */
 export function invalidResourceVersionError(from: number): BadRequestError {
   return new BadRequestError(`invalid resource version ${String(from)}: use a non-negative integer`);

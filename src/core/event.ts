@@ -1,13 +1,21 @@
 import { z } from 'zod';
+import {
+  MAX_EVENT_MESSAGE_CHARS,
+  MAX_KIND_CHARS,
+  MAX_NAME_CHARS,
+  MAX_REASON_CHARS,
+  MAX_SHORT_TEXT_CHARS,
+  MAX_UID_CHARS,
+} from './limits.js';
 import { ObjectMetaNameOptionalSchema, TimeSchema, type ObjectMeta } from './meta.js';
 
 export const EventTypeSchema = z.enum(['Normal', 'Warning']);
 export type EventType = z.infer<typeof EventTypeSchema>;
 
 export const InvolvedObjectSchema = z.strictObject({
-  kind: z.string().min(1).max(63),
-  name: z.string().min(1).max(253),
-  uid: z.string().optional(),
+  kind: z.string().min(1).max(MAX_KIND_CHARS),
+  name: z.string().min(1).max(MAX_NAME_CHARS),
+  uid: z.string().max(MAX_UID_CHARS).optional(),
 });
 
 export const EventInputSchema = z.strictObject({
@@ -15,11 +23,14 @@ export const EventInputSchema = z.strictObject({
   kind: z.literal('Event').optional(),
   metadata: ObjectMetaNameOptionalSchema.optional(),
   type: EventTypeSchema,
-  reason: z.string().min(1).max(128),
-  message: z.string().max(1024),
+  reason: z.string().min(1).max(MAX_REASON_CHARS),
+  message: z.string().max(MAX_EVENT_MESSAGE_CHARS),
   involvedObject: InvolvedObjectSchema,
-  source: z.strictObject({ component: z.string().min(1).max(253), host: z.string().max(253).optional() }),
-  count: z.number().int().min(1).optional(),
+  source: z.strictObject({
+    component: z.string().min(1).max(MAX_SHORT_TEXT_CHARS),
+    host: z.string().max(MAX_SHORT_TEXT_CHARS).optional(),
+  }),
+  count: z.number().int().min(1).max(2_147_483_647).optional(),
   firstTimestamp: TimeSchema.optional(),
   lastTimestamp: TimeSchema.optional(),
 });

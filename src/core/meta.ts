@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { labelKeyProblem, labelValueProblem, MAX_ANNOTATIONS_BYTES, MAX_LABELS, nameProblem } from './names.js';
+import { MAX_ANNOTATIONS_BYTES, MAX_KIND_CHARS, MAX_LABELS, MAX_UID_CHARS, utf8Bytes } from './limits.js';
+import { labelKeyProblem, labelValueProblem, nameProblem } from './names.js';
 
 /** RFC 3339 with a time zone; fractional seconds allowed (Lease times may carry microseconds). */
 const RFC3339_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -26,24 +27,27 @@ export const LabelsSchema = z.record(z.string(), z.string()).superRefine((labels
   }
 });
 
-const AnnotationsSchema = z.record(z.string(), z.string()).superRefine((ann, ctx) => {
+export const AnnotationsSchema = z.record(z.string(), z.string()).superRefine((ann, ctx) => {
   let size = 0;
   for (const [k, v] of Object.entries(ann)) {
-    size += k.length + v.length;
+    size += utf8Bytes(k) + utf8Bytes(v);
     const kp = labelKeyProblem(k);
     if (kp) ctx.addIssue({ code: 'custom', path: [k], message: `invalid annotation key "${k}": ${kp}` });
   }
   if (size > MAX_ANNOTATIONS_BYTES) {
-    ctx.addIssue({ code: 'custom', message: `annotations must total at most ${MAX_ANNOTATIONS_BYTES} bytes` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `annotations must total at most ${MAX_ANNOTATIONS_BYTES} bytes (keys and values, UTF-8), not ${size}`,
+    });
   }
 });
 
 /** Object metadata as clients send it: server-set fields are accepted (and overwritten or checked), never required. */
 export const ObjectMetaSchema = z.strictObject({
   name: NameSchema,
-  namespace: z.string().optional(),
-  uid: z.string().optional(),
-  resourceVersion: z.string().optional(),
+  namespace: z.string().max(MAX_KIND_CHARS).optional(),
+  uid: z.string().max(MAX_UID_CHARS).optional(),
+  resourceVersion: z.string().max(MAX_UID_CHARS).optional(),
   creationTimestamp: TimeSchema.optional(),
   labels: LabelsSchema.optional(),
   annotations: AnnotationsSchema.optional(),
@@ -54,10 +58,10 @@ export const ObjectMetaNameOptionalSchema = ObjectMetaSchema.extend({ name: Name
 
 /** A reference from an object to the object that owns it (a Pod to its Deployment): deleting the owner cascades. */
 export const OwnerReferenceSchema = z.strictObject({
-  apiVersion: z.string().min(1).max(63),
-  kind: z.string().min(1).max(63),
+  apiVersion: z.string().min(1).max(MAX_KIND_CHARS),
+  kind: z.string().min(1).max(MAX_KIND_CHARS),
   name: NameSchema,
-  uid: z.string().min(1).max(64),
+  uid: z.string().min(1).max(MAX_UID_CHARS),
   controller: z.boolean().optional(),
 });
 export type OwnerReference = z.infer<typeof OwnerReferenceSchema>;

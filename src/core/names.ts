@@ -1,3 +1,5 @@
+import { MAX_LABEL_VALUE_CHARS, MAX_NAME_CHARS } from './limits.js';
+
 /**
  * Name and label rules (Kubernetes RFC 1123 names, qualified label keys and values) without zod, so the agent
  * and the clients can validate without loading the schema library (it costs an idle agent ~14 MB).
@@ -7,12 +9,9 @@ export const NAME_RE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const LABEL_NAME_RE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-export const MAX_LABELS = 64;
-export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
-
 export function nameProblem(name: string): string | undefined {
   if (name.length === 0) return 'must not be empty';
-  if (name.length > 253) return 'must be no more than 253 characters';
+  if (name.length > MAX_NAME_CHARS) return `must be no more than ${MAX_NAME_CHARS} characters`;
   if (!NAME_RE.test(name)) {
     return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
   }
@@ -49,7 +48,7 @@ export function labelKeyProblem(key: string): string | undefined {
 
 export function labelValueProblem(value: string): string | undefined {
   if (value === '') return undefined;
-  if (value.length > 63 || !LABEL_NAME_RE.test(value)) {
+  if (value.length > MAX_LABEL_VALUE_CHARS || !LABEL_NAME_RE.test(value)) {
     return "must be at most 63 characters of alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric";
   }
   return undefined;

@@ -1,14 +1,24 @@
 import { z } from 'zod';
+import {
+  MAX_KIND_CHARS,
+  MAX_LABEL_VALUE_CHARS,
+  MAX_MESSAGE_CHARS,
+  MAX_QUALIFIED_NAME_CHARS,
+  MAX_REASON_CHARS,
+  MAX_SHORT_TEXT_CHARS,
+} from './limits.js';
 import { ObjectMetaSchema, TimeSchema } from './meta.js';
 import { QUANTITY_RE } from './quantity.js';
 
 /** The zod schemas of Node (docs/api.md); the registry validates client writes with them. */
+const ShortText = z.string().max(MAX_SHORT_TEXT_CHARS);
+
 export const TaintEffectSchema = z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
 export type TaintEffect = z.infer<typeof TaintEffectSchema>;
 
 export const TaintSchema = z.strictObject({
-  key: z.string().min(1),
-  value: z.string().optional(),
+  key: z.string().min(1).max(MAX_QUALIFIED_NAME_CHARS),
+  value: z.string().max(MAX_LABEL_VALUE_CHARS).optional(),
   effect: TaintEffectSchema,
   timeAdded: TimeSchema.optional(),
 });
@@ -18,10 +28,10 @@ export const ConditionStatusSchema = z.enum(['True', 'False', 'Unknown']);
 export type ConditionStatus = z.infer<typeof ConditionStatusSchema>;
 
 export const NodeConditionSchema = z.strictObject({
-  type: z.string().min(1),
+  type: z.string().min(1).max(MAX_KIND_CHARS),
   status: ConditionStatusSchema,
-  reason: z.string().optional(),
-  message: z.string().optional(),
+  reason: z.string().max(MAX_REASON_CHARS).optional(),
+  message: z.string().max(MAX_MESSAGE_CHARS).optional(),
   lastHeartbeatTime: TimeSchema.optional(),
   lastTransitionTime: TimeSchema.optional(),
 });
@@ -49,10 +59,15 @@ export type ResourceList = z.infer<typeof ResourceListSchema>;
 export const NodeStatusSchema = z.strictObject({
   conditions: z.array(NodeConditionSchema).max(32).optional(),
   nodeInfo: z
-    .strictObject({ agentVersion: z.string(), hostname: z.string(), os: z.string(), arch: z.string() })
+    .strictObject({
+      agentVersion: ShortText,
+      hostname: ShortText,
+      os: ShortText,
+      arch: ShortText,
+    })
     .optional(),
   addresses: z
-    .array(z.strictObject({ type: z.string(), address: z.string() }))
+    .array(z.strictObject({ type: z.string().max(MAX_KIND_CHARS), address: ShortText }))
     .max(32)
     .optional(),
   podCount: z.number().int().nonnegative().optional(),

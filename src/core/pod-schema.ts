@@ -1,12 +1,16 @@
 import { z } from 'zod';
+import {
+  MAX_KIND_CHARS,
+  MAX_LABEL_VALUE_CHARS,
+  MAX_MESSAGE_CHARS,
+  MAX_NAME_CHARS,
+  MAX_QUALIFIED_NAME_CHARS,
+  MAX_REASON_CHARS,
+} from './limits.js';
 import { LabelsSchema, TimeSchema, WorkloadMetaSchema } from './meta.js';
 import { ConditionStatusSchema, TaintEffectSchema } from './node-schema.js';
 
 /** The zod schemas of Pod (docs/api.md#pod); the registry validates client writes with them. */
-
-/** Free text an object carries (messages, reasons): bounded so no single field can grow an object without limit. */
-export const MAX_MESSAGE_CHARS = 4096;
-export const MAX_REASON_CHARS = 128;
 
 /** A DNS-1123 label (container names): what Kubernetes requires for names that become parts of other names. */
 const LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -24,9 +28,9 @@ export const TolerationOperatorSchema = z.enum(['Equal', 'Exists']);
 
 export const TolerationSchema = z
   .strictObject({
-    key: z.string().max(316).optional(),
+    key: z.string().max(MAX_QUALIFIED_NAME_CHARS).optional(),
     operator: TolerationOperatorSchema.optional(),
-    value: z.string().max(63).optional(),
+    value: z.string().max(MAX_LABEL_VALUE_CHARS).optional(),
     effect: TaintEffectSchema.optional(),
     /** NoExecute only: how long the pod stays on a node after the taint is added; absent means forever. */
     tolerationSeconds: z.number().int().optional(),
@@ -74,7 +78,7 @@ export type RestartPolicy = z.infer<typeof RestartPolicySchema>;
 
 export const PodSpecSchema = z
   .strictObject({
-    nodeName: z.string().max(253).optional(),
+    nodeName: z.string().max(MAX_NAME_CHARS).optional(),
     nodeSelector: LabelsSchema.optional(),
     tolerations: z.array(TolerationSchema).max(64).optional(),
     containers: z.array(ContainerSchema).min(1).max(16),
@@ -95,7 +99,7 @@ export const PodPhaseSchema = z.enum(['Pending', 'Running', 'Succeeded', 'Failed
 export type PodPhase = z.infer<typeof PodPhaseSchema>;
 
 export const PodConditionSchema = z.strictObject({
-  type: z.string().min(1).max(63),
+  type: z.string().min(1).max(MAX_KIND_CHARS),
   status: ConditionStatusSchema,
   reason: z.string().max(MAX_REASON_CHARS).optional(),
   message: z.string().max(MAX_MESSAGE_CHARS).optional(),
@@ -137,7 +141,7 @@ export const PodStatusSchema = z.strictObject({
   phase: PodPhaseSchema,
   reason: z.string().max(MAX_REASON_CHARS).optional(),
   message: z.string().max(MAX_MESSAGE_CHARS).optional(),
-  hostIP: z.string().max(253).optional(),
+  hostIP: z.string().max(MAX_NAME_CHARS).optional(),
   startTime: TimeSchema.optional(),
   conditions: z.array(PodConditionSchema).max(16).optional(),
   containerStatuses: z.array(ContainerStatusSchema).max(16).optional(),
@@ -157,7 +161,10 @@ export type PodInput = z.infer<typeof PodInputSchema>;
 export const BindingSchema = z.strictObject({
   apiVersion: z.literal('v1').optional(),
   kind: z.literal('Binding').optional(),
-  metadata: z.strictObject({ name: z.string().max(253), namespace: z.string().max(63).optional() }),
-  target: z.strictObject({ kind: z.literal('Node').optional(), name: z.string().min(1).max(253) }),
+  metadata: z.strictObject({
+    name: z.string().max(MAX_NAME_CHARS),
+    namespace: z.string().max(MAX_KIND_CHARS).optional(),
+  }),
+  target: z.strictObject({ kind: z.literal('Node').optional(), name: z.string().min(1).max(MAX_NAME_CHARS) }),
 });
 export type BindingInput = z.infer<typeof BindingSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_MESSAGE_CHARS, MAX_NAME_CHARS, MAX_REASON_CHARS, MAX_UID_CHARS } from './limits.js';
 import { NameSchema, ObjectMetaNameOptionalSchema, TimeSchema } from './meta.js';
 import { ZoneStateSchema } from './zone.js';
 
@@ -6,7 +7,7 @@ import { ZoneStateSchema } from './zone.js';
  * The zod schema of Verdict (docs/api.md#verdict): the record of one decision of the node lifecycle controller and
  * the evidence it decided on. Only the controller writes them; the registry validates its writes like any other.
  */
-const RvSchema = z.string().max(32);
+const RvSchema = z.string().max(MAX_UID_CHARS);
 
 export const VerdictEvidenceSchema = z.strictObject({
   /** Wall time of the decision. */
@@ -24,7 +25,7 @@ export const VerdictEvidenceSchema = z.strictObject({
     .optional(),
   zone: z
     .strictObject({
-      name: z.string().max(253),
+      name: z.string().max(MAX_NAME_CHARS),
       state: ZoneStateSchema,
       nodes: z.number().int().nonnegative(),
       notReady: z.number().int().nonnegative(),
@@ -52,8 +53,8 @@ export const VerdictEvidenceSchema = z.strictObject({
   witnesses: z
     .array(
       z.strictObject({
-        node: z.string().max(253),
-        zone: z.string().max(253),
+        node: z.string().max(MAX_NAME_CHARS),
+        zone: z.string().max(MAX_NAME_CHARS),
         sawAliveAt: TimeSchema.optional(),
         reachable: z.boolean().optional(),
       }),
@@ -72,8 +73,8 @@ export const VerdictInputSchema = z.strictObject({
   node: z.string().max(236).pipe(NameSchema),
   /** What was decided, e.g. MarkUnknown, QueueTaint, Taint, SwapTaint, RemoveTaint, Hold, Ready (docs/verdicts.md). */
   action: z.string().min(1).max(64),
-  reason: z.string().min(1).max(128),
-  message: z.string().max(4096),
+  reason: z.string().min(1).max(MAX_REASON_CHARS),
+  message: z.string().max(MAX_MESSAGE_CHARS),
   dryRun: z.boolean(),
   evidence: VerdictEvidenceSchema,
   /** What the controller will do next if nothing changes. */

@@ -1,9 +1,11 @@
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, DuplicateHolderError, defaultNodeName } from '../agent/agent.js';
+import { nodeLabels } from '../agent/registration.js';
 import { systemClock } from '../core/clock.js';
 import { nameProblem } from '../core/names.js';
 import { systemRandom } from '../core/random.js';
+import { zoneLabelProblem } from '../core/zone-name.js';
 import { asLogger, httpClientFrom, loggerFrom, type Opts } from './common.js';
 import { serveProbes } from './probe-server.js';
 import { VERSION } from './version.js';
@@ -16,6 +18,15 @@ export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<num
   const leaseMs = opts.leaseDuration as number;
   if (leaseMs < 1000 || leaseMs % 1000 !== 0)
     throw new Error('--lease-duration must be a whole number of seconds, at least 1s');
+  const zone = zoneLabelProblem(
+    nodeLabels({
+      labels: opts.labels as Record<string, string>,
+      zone: opts.zone as string | undefined,
+      region: opts.region as string | undefined,
+    }),
+  );
+  // The server refuses such labels (422) and the agent would retry its registration for ever.
+  if (zone) throw new Error(`--zone/--region (or --labels) are not usable: ${zone.message}`);
   const log = asLogger(loggerFrom(opts, 'agent')).child({ node: nodeName });
   // The agent has its own retry loops (5 attempts a round, 200ms→7s backoff): the client must not retry too.
   const client = httpClientFrom(opts, log, { maxAttempts: 1 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { buildServer, type AuthConfig } from '../api/build-server.js';
 import type { RateLimit } from '../api/identity-rate-limiter.js';
@@ -31,6 +31,7 @@ async function openStore(opts: Opts, log: Logger, metrics: ApiMetrics): Promise<
       clock: systemClock,
       log: log.child({ component: 'store' }),
       historyRetentionMs: opts.watchHistory as number,
+      maxWatchUnsentBytes: opts.maxWatchUnsentBytes as number,
     });
     return { store, where: `etcd ${etcd.join(',')} prefix ${opts.etcdPrefix as string}` };
   }
@@ -41,6 +42,7 @@ async function openStore(opts: Opts, log: Logger, metrics: ApiMetrics): Promise<
     clock: systemClock,
     log: log.child({ component: 'store' }),
     historyRetentionMs: opts.watchHistory as number,
+    maxWatchUnsentBytes: opts.maxWatchUnsentBytes as number,
     onCommit: metrics.recordCommit,
   });
   return { store, where: `db ${dbPath}` };
@@ -55,6 +57,21 @@ function readFlagFile(flag: string, path: string): string {
       { cause: err },
     );
   }
+}
+
+/** The token file holds every identity's secret: a copy readable by group or others leaks all of them. */
+export function warnIfReadableByOthers(path: string, log: Logger): void {
+  let mode: number;
+  try {
+    mode = statSync(path).mode;
+  } catch {
+    return;
+  }
+  if ((mode & 0o077) === 0) return;
+  log.warn(
+    { file: path, mode: `0${(mode & 0o777).toString(8)}` },
+    `--token-auth-file ${path} is readable by its group or by others, and it holds every token: chmod 600 ${path}`,
+  );
 }
 
 export interface ServerSecurity {
@@ -87,6 +104,7 @@ export function serverSecurityFrom(opts: Opts, listen: { host: string; port: num
   let auth: AuthConfig | undefined;
   if (tokenFile !== undefined) {
     const entries = parseTokenFile(readFlagFile('--token-auth-file', tokenFile), `--token-auth-file ${tokenFile}`);
+    warnIfReadableByOthers(tokenFile, log);
     if (entries.length === 0)
       throw new Error(`--token-auth-file ${tokenFile} holds no tokens: add lines token,user,uid,"group1,group2"`);
     auth = {
@@ -98,6 +116,11 @@ export function serverSecurityFrom(opts: Opts, listen: { host: string; port: num
         userWrite: opts.rateLimitUserWrites as RateLimit,
       },
       maxWatchesPerUser: opts.maxWatchesPerUser as number,
+      eventLimits: {
+        perMinute: opts.eventsPerMinute as number,
+        maxBytesPerNode: opts.maxEventBytesPerNode as number,
+      },
+      maxAuthFailuresPerMinute: opts.maxAuthFailuresPerMinute as number,
     };
     if (tls === undefined && !loopback) {
       log.warn(

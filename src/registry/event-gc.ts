@@ -2,6 +2,7 @@ import { parseTime, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { deleteEach, runPeriodicGc } from './periodic-gc.js';
 import type { Registry } from './registry.js';
+import { RevisionTimes } from './revision-times.js';
 
 /** Kubernetes' --event-ttl default. */
 export const DEFAULT_EVENT_TTL_MS = 60 * 60_000;
@@ -17,28 +18,45 @@ export interface EventGcDeps {
 }
 
 /**
- * Deletes every Event whose lastTimestamp is older than the TTL; answers how many it deleted. Each delete
- * carries the resourceVersion it judged, so an Event folded meanwhile (fresh lastTimestamp) survives.
+ * Deletes every Event last written more than the TTL ago by the server's own clock (`times`, from its
+ * resourceVersion), or whose lastTimestamp is older than the TTL (a client's time can only shorten an Event's
+ * life: one far in the future no longer keeps it for ever); answers how many it deleted. Each delete carries the
+ * resourceVersion it judged, so an Event folded meanwhile survives.
  */
 export async function collectExpiredEvents(
   registry: Registry,
   clock: Clock,
   ttlMs: number = DEFAULT_EVENT_TTL_MS,
+  times: RevisionTimes = new RevisionTimes(),
 ): Promise<number> {
-  const cutoff = clock.now() - ttlMs;
-  const { items } = await registry.events.list();
+  const now = clock.now();
+  const cutoff = now - ttlMs;
+  const { items, resourceVersion } = await registry.events.list();
+  times.record(now, Number(resourceVersion));
+  times.prune(cutoff);
   return deleteEach(
     items,
-    (ev) => parseTime(ev.lastTimestamp) < cutoff,
+    (ev) => {
+      // Expired by its own lastTimestamp, or by the server's time of its last write (a client cannot date it ahead).
+      const writtenBy = times.writtenBy(Number(ev.metadata.resourceVersion));
+      return parseTime(ev.lastTimestamp) < cutoff || (writtenBy !== undefined && writtenBy < cutoff);
+    },
     (ev, rv) => registry.events.delete(ev.metadata.name, { expectedResourceVersion: rv }),
   );
 }
 
 /** Runs collectExpiredEvents every intervalMs until the signal aborts; resolves then. */
-export function startEventGc(deps: EventGcDeps): Promise<void> {
+export async function startEventGc(deps: EventGcDeps): Promise<void> {
   const ttlMs = deps.ttlMs ?? DEFAULT_EVENT_TTL_MS;
   const intervalMs = deps.intervalMs ?? DEFAULT_EVENT_GC_INTERVAL_MS;
-  return runPeriodicGc({ ...deps, intervalMs }, 'expired events', () =>
-    collectExpiredEvents(deps.registry, deps.clock, ttlMs),
+  // Everything in the store now was written by now: Events from before a restart live at most one TTL more.
+  const times = new RevisionTimes();
+  try {
+    times.record(deps.clock.now(), await deps.registry.store.currentRevision());
+  } catch (err) {
+    deps.log.warn({ err }, 'could not read the store revision; Events written before now expire by lastTimestamp');
+  }
+  await runPeriodicGc({ ...deps, intervalMs }, 'expired events', () =>
+    collectExpiredEvents(deps.registry, deps.clock, ttlMs, times),
   );
 }

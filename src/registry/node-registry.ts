@@ -11,12 +11,26 @@ import {
   type DeleteOptions,
   type RegistryContext,
 } from './registry-context.js';
-import { checkName, parseBody } from './validation.js';
+import { zoneLabelProblem } from '../core/zone-name.js';
+import { checkName, invalidError, parseBody } from './validation.js';
 
 const KIND = 'Node';
 
 function parseNode(body: unknown, update: boolean): NodeInput {
   return parseBody(NodeInputSchema, body, KIND, { update });
+}
+
+/**
+ * The controller names a Zone object after a node's zone labels: labels that make no valid Zone name would fail
+ * that write on every pass, so a create or PUT that sets them is refused (PUT /status ignores labels, so a node
+ * stored before this check still reports its status).
+ */
+function checkZoneLabels(input: NodeInput): void {
+  const problem = zoneLabelProblem(input.metadata.labels);
+  if (problem === undefined) return;
+  throw invalidError(KIND, input.metadata.name, [
+    { field: `metadata.labels[${problem.label}]`, message: problem.message },
+  ]);
 }
 
 /** Nodes: PUT replaces labels/annotations/spec, PUT /status replaces status (Kubernetes' status subresource). */
@@ -33,6 +47,7 @@ export class NodeRegistry {
 
   async create(body: unknown): Promise<Node> {
     const input = parseNode(body, false);
+    checkZoneLabels(input);
     const node: Node = {
       apiVersion: 'v1',
       kind: 'Node',
@@ -48,6 +63,7 @@ export class NodeRegistry {
   async update(name: string, body: unknown): Promise<Node> {
     const input = parseNode(body, true);
     checkName(KIND, name, input.metadata.name);
+    checkZoneLabels(input);
     return replaceObject(this.#ctx, 'nodes', name, input.metadata.resourceVersion as string, (current) => ({
       apiVersion: 'v1',
       kind: 'Node',

@@ -25,6 +25,8 @@ export interface RegistryWatchOptions extends ListOptions {
   resourceVersion?: string | undefined;
   allowWatchBookmarks?: boolean | undefined;
   signal?: AbortSignal | undefined;
+  /** The store's watch fell too far behind (WatchOptions.onOverflow): told at once, not when next pulled. */
+  onOverflow?: ((err: Error) => void) | undefined;
 }
 
 interface WatchPlan {
@@ -33,6 +35,7 @@ interface WatchPlan {
   from: number | undefined;
   bookmarks: boolean;
   signal: AbortSignal | undefined;
+  onOverflow: ((err: Error) => void) | undefined;
 }
 
 /**
@@ -61,6 +64,7 @@ export function watchObjects<R extends Resource>(
     from,
     bookmarks: options.allowWatchBookmarks === true,
     signal: options.signal,
+    onOverflow: options.onOverflow,
   };
   return streamEvents(ctx, plan) as AsyncIterable<RegistryWatchEvent<ResourceTypes[R]>>;
 }
@@ -102,6 +106,7 @@ async function* streamEvents(ctx: RegistryContext, plan: WatchPlan): AsyncGenera
   const from = plan.from ?? (yield* currentObjects(ctx, plan));
   const watchOptions: WatchOptions = {};
   if (plan.signal !== undefined) watchOptions.signal = plan.signal;
+  if (plan.onOverflow !== undefined) watchOptions.onOverflow = plan.onOverflow;
   // The store's progress notifications only come when the store stream is idle; they carry a revision every
   // earlier change has been delivered up to, so they are safe to forward as bookmarks.
   if (plan.bookmarks) watchOptions.progressIntervalMs = ctx.bookmarkIntervalMs;

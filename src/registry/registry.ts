@@ -14,6 +14,7 @@ import {
   type RegistryContext,
   type RegistryDeps,
 } from './registry-context.js';
+import { waitForRevision } from './fresh-revision.js';
 import { watchObjects, type RegistryWatchEvent, type RegistryWatchOptions } from './registry-watch.js';
 import { VerdictRegistry } from './verdict-registry.js';
 import { ZoneRegistry } from './zone-registry.js';
@@ -62,6 +63,11 @@ export class Registry {
       resource,
       KIND_OF[resource].namespaced ? options : { ...options, namespace: undefined },
     );
+  }
+
+  /** Waits (boundedly) until the store has reached `revision`; else 504 Timeout (fresh-revision.ts). */
+  waitForRevision(revision: number): Promise<void> {
+    return waitForRevision(this.#ctx, revision);
   }
 
   /** Throws BadRequestError at once for a bad selector or resourceVersion; the iterator throws GoneError. */

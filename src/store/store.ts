@@ -60,6 +60,11 @@ export interface Store {
   encodedJson(obj: object): string | undefined;
   /** The newest revision the store has committed. */
   currentRevision(): Promise<number>;
+  /**
+   * Resolves while the store works; throws ServiceUnavailableError when it has started failing (a damaged
+   * database, repeated I/O errors, an unreachable etcd). `/readyz` asks it.
+   */
+  checkHealth(): Promise<void>;
   /** Oldest revision a watch can resume from (watch(from) needs from >= compactedRevision). */
   compactedRevision(): Promise<number>;
   /** A short name for /version and logs: `sqlite` or `etcd`. */
@@ -76,7 +81,15 @@ export interface StoreOptions {
   historyRetentionMs?: number;
   /** How often history older than the retention is compacted. */
   compactionIntervalMs?: number;
+  /** Bytes of changes a watcher may have waiting before its watch ends (watchTooSlowError); default 16 MiB. */
+  maxWatchUnsentBytes?: number;
 }
+
+/**
+ * How far (in bytes of changes not yet sent) a watcher may fall behind before the store ends its watch with
+ * watchTooSlowError: a client that never reads must not hold the server's memory (docs/api.md#limits).
+ */
+export const DEFAULT_MAX_WATCH_UNSENT_BYTES = 16 * 1024 * 1024;
 
 /** 5 min of history: a watch that reconnects within that resumes instead of relisting. */
 export const DEFAULT_HISTORY_RETENTION_MS = 5 * 60_000;
@@ -108,6 +121,11 @@ export interface ListResult<T> {
 export interface WatchOptions {
   signal?: AbortSignal;
   progressIntervalMs?: number;
+  /**
+   * Called once, as soon as the watcher falls too far behind (before the iterator, which the watcher may not be
+   * pulling, throws watchTooSlowError): a server streaming to a client that stopped reading ends the stream.
+   */
+  onOverflow?: (err: Error) => void;
 }
 
 export type StoreEvent<T = AnyObject> =
@@ -118,8 +136,12 @@ export function checkWatchStart(from: number): void {
   if (!Number.isSafeInteger(from) || from < 0) throw invalidResourceVersionError(from);
 }
 
-/** Parses a resourceVersion string to a revision number; NaN when it is not a decimal integer. */
+/**
+ * Parses a resourceVersion string to a revision number; NaN when it is not a decimal integer a revision can be
+ * (`-1`, `1e3` and `99999999999999999999`, beyond 2^53, are not).
+ */
 export function parseRevision(rv: string | undefined): number {
-  if (rv === undefined || !/^\d+$/.test(rv)) return Number.NaN;
-  return Number(rv);
+  if (rv === undefined || !/^\d{1,16}$/.test(rv)) return Number.NaN;
+  const n = Number(rv);
+  return Number.isSafeInteger(n) ? n : Number.NaN;
 }

@@ -98,7 +98,11 @@ function createBody(resource: Resource, scope: Scope): unknown {
     case 'leases':
       return leaseBody(nameOf(scope));
     case 'events':
-      return eventBody({ involvedObject: { kind: 'Node', name: nameOf(scope) }, message: `about ${nameOf(scope)}` });
+      return eventBody({
+        involvedObject: { kind: 'Node', name: nameOf(scope) },
+        message: `about ${nameOf(scope)}`,
+        source: { component: 'shepherd-agent' },
+      });
     case 'zones':
       return zoneBody('z3');
   }

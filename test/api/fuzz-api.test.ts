@@ -5,6 +5,7 @@ import { buildServer, type ApiServer } from '../../src/api/build-server.js';
 import { TokenAuthenticator } from '../../src/api/token-authenticator.js';
 import { parseTokenFile } from '../../src/api/token-file.js';
 import { seededRandom } from '../../src/core/random.js';
+import { foldedEventName } from '../../src/registry/event-registry.js';
 import { FakeClock, flush } from '../support/fake-clock.js';
 import { eventBody, leaseBody, nodeBody, openTestStore, zoneBody, type TestStore } from './harness.js';
 
@@ -13,9 +14,11 @@ import { eventBody, leaseBody, nodeBody, openTestStore, zoneBody, type TestStore
 const TOKEN_FILE =
   'fz-admin,admin,1,system:masters\nfz-view,viewer,2,system:viewers\nfz-node1,system:node:node-1,3,system:nodes\nfz-none,nobody,4';
 
+const LONG_NAME = `${'l'.repeat(126)}.${'m'.repeat(126)}`; // 253 characters: the longest valid name
 const name = fc.oneof(
   { arbitrary: fc.constantFrom('node-1', 'node-2', 'node-3', 'z1', 'e-1'), weight: 3 },
   fc.constantFrom('missing', 'default', 'a.b', 'UPPER', '-x-', '..', '%2e%2e', '%E0%A4%A', 'x'.repeat(300), ''),
+  fc.constantFrom(LONG_NAME, `${LONG_NAME}x`, 'y'.repeat(800), encodeURIComponent('ü'.repeat(300))),
   fc.stringMatching(/^[a-z0-9.-]{1,20}$/),
 );
 const namespace = fc.constantFrom('node-lease', 'shepherd-system', 'kube-system', 'Bad_NS', '');
@@ -67,6 +70,12 @@ const queryPair = fc.oneof(
     'limit=99999999999999999999',
     // base64url of {"v":1,"r":"nodes","rv":1,"k":"a"}: a well-formed token for a list that never was.
     'continue=eyJ2IjoxLCJyIjoibm9kZXMiLCJydiI6MSwiayI6ImEifQ',
+    'resourceVersion=99999999999999999999',
+    'resourceVersion=1e3',
+    'resourceVersion=999999',
+    'resourceVersion=9007199254740993',
+    'timeoutSeconds=2147484',
+    'timeoutSeconds=99999999999999999999999',
   ),
 );
 const query = fc.array(queryPair, { maxLength: 2 }).map((pairs) => (pairs.length === 0 ? '' : `?${pairs.join('&')}`));
@@ -104,6 +113,27 @@ const contentType = fc.oneof(
   },
 );
 
+/** Events a node could try to forge: the server's fold name, the control plane's name, another host or object. */
+const forgedEvents = [
+  eventBody({
+    metadata: { name: foldedEventName(eventBody() as Parameters<typeof foldedEventName>[0]) },
+    involvedObject: { kind: 'Node', name: 'node-1' },
+  }),
+  eventBody({ involvedObject: { kind: 'Node', name: 'node-1' }, source: { component: 'node-controller' } }),
+  eventBody({ involvedObject: { kind: 'Node', name: 'node-1' }, source: { component: 'x', host: 'node-2' } }),
+  eventBody({ involvedObject: { kind: 'Pod', name: 'p' }, source: { component: 'x' } }),
+  eventBody({ source: { component: 'x' }, lastTimestamp: '2036-01-01T00:00:00Z' }),
+];
+/** Free text at and past its limits. */
+const hugeText = [
+  eventBody({ message: 'm'.repeat(1025) }),
+  eventBody({ source: { component: 'x' }, message: 'm'.repeat(1024) }),
+  nodeBody('node-1', { status: { conditions: [{ type: 'Ready', status: 'True', message: 'm'.repeat(5000) }] } }),
+  nodeBody('node-3', { metadata: { name: 'node-3', annotations: { 'a.io/x': 'é'.repeat(40_000) } } }),
+  nodeBody('node-3', { metadata: { name: 'node-3', labels: { 'topology.kubernetes.io/zone': 'Zone_A' } } }),
+  nodeBody(LONG_NAME),
+  leaseBody(LONG_NAME),
+];
 const validish = fc.oneof(
   fc.constantFrom(
     nodeBody('node-1'),
@@ -114,6 +144,7 @@ const validish = fc.oneof(
     zoneBody('z1'),
     zoneBody('default'),
   ),
+  fc.constantFrom(...forgedEvents, ...hugeText),
   fc
     .tuple(
       fc.constantFrom(nodeBody('node-1'), leaseBody('node-1'), eventBody()),
@@ -138,6 +169,9 @@ const body = fc.option(
       '{',
       '{"__proto__":{"x":1}}',
       '{"constructor":{"prototype":{}}}',
+      '{"metadata":{"name":"node-1","labels":{"__proto__":{"polluted":"yes"}}},"spec":{}}',
+      '{"metadata":{"name":"node-1"},"\\u005f_proto__":{}}',
+      '{"metadata":{"name":"node-1"},"spec":{"taints":[{"constructor":{"prototype":{"x":1}}}]}}',
       '\u0000',
       `{"metadata":{"name":"${'n'.repeat(2_000_000)}"}}`,
       `"${'x'.repeat(100_000)}"`,
@@ -207,6 +241,9 @@ describe('API fuzz (fast-check, fixed seed)', () => {
           userWrite: { qps: 0, burst: 0 },
         },
         maxWatchesPerUser: 0,
+        // Every fuzzed request comes from one address: throttling its bad tokens would hide everything else.
+        maxAuthFailuresPerMinute: 0,
+        eventLimits: { perMinute: 0 },
       },
     });
     await server.registry.nodes.create(nodeBody('node-1'));
@@ -252,7 +289,10 @@ describe('API fuzz (fast-check, fixed seed)', () => {
           const res = await pending;
           seen.set(res.statusCode, (seen.get(res.statusCode) ?? 0) + 1);
           const what = `${r.method} ${url} → ${res.statusCode} ${res.body.slice(0, 300)}`;
-          assert.ok(res.statusCode < 500, what);
+          // The one 5xx allowed: a watch from a revision the store never reached (kube-apiserver answers it so).
+          const tooLarge = res.statusCode === 504 && /Too large resource version/.test(res.body);
+          assert.ok(res.statusCode < 500 || tooLarge, what);
+          assert.equal(({} as Record<string, unknown>)['polluted'], undefined, `${what}: Object.prototype polluted`);
           if (res.statusCode >= 400 && r.method !== 'HEAD') {
             const status = res.json() as Record<string, unknown>;
             assert.equal(status['kind'], 'Status', what);
@@ -268,7 +308,7 @@ describe('API fuzz (fast-check, fixed seed)', () => {
         { seed: 7, numRuns: 300 },
       );
       // The run is only worth something if it reached past authentication: some writes went through, some were refused.
-      for (const code of [200, 201, 400, 401, 403, 404])
+      for (const code of [200, 201, 400, 401, 403, 404, 422])
         assert.ok((seen.get(code) ?? 0) > 0, `no ${code} in ${JSON.stringify([...seen])}`);
     },
   );

@@ -7,8 +7,9 @@ import type { Logger } from '../../src/core/logger.js';
 import { seededRandom } from '../../src/core/random.js';
 import { buildServer, type ApiServer } from '../../src/api/build-server.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
+import type { ServerTimeouts } from '../../src/api/server-options.js';
 import { Registry } from '../../src/registry/registry.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/sqlite-store.js';
 import { FakeClock } from '../support/fake-clock.js';
 import type { JsonObject } from '../support/json.js';
 
@@ -18,13 +19,18 @@ export interface TestStore {
 }
 
 /** A real SQLite store in a fresh temp dir; compaction only when a test asks for it. */
-export async function openTestStore(clock: Clock = new FakeClock(), metrics?: ApiMetrics): Promise<TestStore> {
+export async function openTestStore(
+  clock: Clock = new FakeClock(),
+  metrics?: ApiMetrics,
+  options: Partial<SqliteStoreOptions> = {},
+): Promise<TestStore> {
   const dir = await mkdtemp(join(tmpdir(), 'shepherd-api-'));
   const store = await openSqliteStore({
     path: join(dir, 'shepherd.db'),
     clock,
     compactionIntervalMs: 3_600_000,
     ...(metrics === undefined ? {} : { onCommit: metrics.recordCommit }),
+    ...options,
   });
   return {
     store,
@@ -54,11 +60,18 @@ export interface TestServer extends TestStore {
 }
 
 export async function startTestServer(
-  options: { clock?: Clock; log?: Logger | false; bookmarkIntervalMs?: number; bodyLimit?: number } = {},
+  options: {
+    clock?: Clock;
+    log?: Logger | false;
+    bookmarkIntervalMs?: number;
+    bodyLimit?: number;
+    timeouts?: Partial<ServerTimeouts>;
+    store?: Partial<SqliteStoreOptions>;
+  } = {},
 ): Promise<TestServer> {
   const clock = options.clock ?? new FakeClock();
   const metrics = new ApiMetrics({ defaultMetrics: false });
-  const t = await openTestStore(clock, metrics);
+  const t = await openTestStore(clock, metrics, options.store);
   const random = seededRandom(42);
   const registry = new Registry({
     store: t.store,
@@ -76,6 +89,7 @@ export async function startTestServer(
     gitCommit: 'abc1234',
     metrics,
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
   });
   return {
     ...t,

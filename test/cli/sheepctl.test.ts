@@ -252,3 +252,15 @@ test('an interrupted one-shot command exits 130, not 0', async () => {
   const r = await run(['nodes'], { client, signal: stop.signal });
   assert.equal(r.code, 130);
 });
+
+test('--token warns on stderr that the secret lands in shell history and ps; the other ways do not', async () => {
+  const flag = await run(['nodes', '--token', 's3cret-t0ken']);
+  assert.equal(flag.code, 0);
+  assert.match(flag.err, /^sheepctl: warning: --token puts the secret in your shell history and in the process list/m);
+  assert.match(flag.err, /--token-file or SHEPHERD_TOKEN/);
+  assert.doesNotMatch(flag.err + flag.out, /s3cret-t0ken/);
+  const env = await run(['nodes'], { env: { SHEPHERD_TOKEN: 'envtoken' } });
+  assert.equal(env.err, '');
+  const file = await run(['nodes', '--token-file', '/t']);
+  assert.doesNotMatch(file.err, /warning/);
+});

@@ -234,6 +234,43 @@ describe('watch over HTTP', () => {
       assert.deepEqual(seen, ['MODIFIED a@6', 'BOOKMARK 9', 'ADDED b@10']);
     });
 
+    it('resumes from the last resourceVersion, without relisting, when the server ends a watch as too slow (429)', async () => {
+      server.acceptWatches('/api/v1/nodes');
+      const seen: string[] = [];
+      const done = (async () => {
+        for await (const ev of watchWithResume(client.nodes, {
+          resourceVersion: '5',
+          known: [],
+          signal: ac.signal,
+          clock,
+          backoff: { initialMs: 1, maxMs: 2 },
+        }))
+          seen.push(summary(ev));
+      })();
+      const w1 = await server.nextWatch();
+      w1.send({ type: 'ADDED', object: node('a', '6') });
+      w1.send({
+        type: 'ERROR',
+        object: {
+          apiVersion: 'v1',
+          kind: 'Status',
+          metadata: {},
+          status: 'Failure',
+          reason: 'TooManyRequests',
+          code: 429,
+          message: 'the watch of nodes fell more than 16 MiB behind: resume from the last resourceVersion you received',
+          details: { retryAfterSeconds: 1 },
+        },
+      });
+      const w2 = await server.nextWatch();
+      assert.equal(w2.request.query.get('resourceVersion'), '6');
+      assert.ok(clock.sleeps.includes(1000), `waited its Retry-After: ${JSON.stringify(clock.sleeps)}`);
+      ac.abort();
+      await done;
+      assert.deepEqual(seen, ['ADDED a@6']);
+      assert.ok(!server.requests.some((r) => r.query.get('watch') === null), 'no list request');
+    });
+
     it('relists on Gone and yields the difference from what it knew', async () => {
       server
         .acceptWatches('/api/v1/nodes')

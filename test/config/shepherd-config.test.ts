@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { byteSizeFlag, isLoopbackHost } from '../../src/config/flag-parsers.js';
 import { buildShepherdCommand, parseFeatureGates } from '../../src/config/shepherd-config.js';
 import { controllerConfigFrom, enabledControllersFrom } from '../../src/main/common.js';
 
@@ -134,4 +135,21 @@ test('--dry-run (controller) and --controller-dry-run (server) are off unless gi
   assert.equal(o.controllerDryRun, undefined);
   assert.equal(parse(['--mode', 'controller', '--dry-run']).dryRun, true);
   assert.equal(parse(['--controller-dry-run']).controllerDryRun, true);
+});
+
+test('only loopback addresses count as loopback, not names that start like one', () => {
+  for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1']) assert.equal(isLoopbackHost(host), true, host);
+  for (const host of ['127.evil.example', '127.0.0.1.nip.io', '0.0.0.0', '10.0.0.1', '1270.0.0.1', '::', 'example.com'])
+    assert.equal(isLoopbackHost(host), false, host);
+});
+
+test('byte sizes take binary suffixes, and bad ones fail with the expected form', () => {
+  const o = parse(['--max-watch-unsent-bytes', '8Mi', '--max-event-bytes-per-node', '512Ki']);
+  assert.equal(o.maxWatchUnsentBytes, 8 * 1024 * 1024);
+  assert.equal(o.maxEventBytesPerNode, 512 * 1024);
+  assert.equal(parse([]).maxWatchUnsentBytes, 16 * 1024 * 1024);
+  assert.equal(byteSizeFlag('1048576'), 1048576);
+  assert.equal(byteSizeFlag('1GiB'), 1024 ** 3);
+  assert.throws(() => byteSizeFlag('16MB'), /must be a size in bytes/);
+  assert.throws(() => byteSizeFlag('-1'), /must be a size in bytes/);
 });

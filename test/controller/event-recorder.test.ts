@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EventRecorder } from '../../src/controller/node-lifecycle/events.js';
+import { EventRecorder, type EventLimits } from '../../src/controller/node-lifecycle/events.js';
 import { recordingLogger } from '../../src/core/logger.js';
 import { FakeApiClient } from '../support/fake-api-client.js';
 import { FakeClock } from '../support/fake-clock.js';
 
-function setup(limits = { qps: 10, burst: 5, maxQueued: 8, maxInFlight: 2 }) {
+function setup(limits: Partial<EventLimits> = { qps: 10, burst: 5, maxQueued: 8, maxInFlight: 2 }) {
   const clock = new FakeClock();
   const client = new FakeApiClient({ now: () => clock.now() });
   let n = 0;
@@ -119,4 +119,15 @@ test('without events (the dry-run controller) only verdicts are written; a full 
   await rec.flush();
   assert.deepEqual(written, ['v1', 'v2', 'v3']);
   assert.deepEqual(reasons(), [], 'no event written');
+});
+
+test('the queue is bounded in bytes too: long messages are dropped before the count limit is reached', async () => {
+  const { rec, log } = setup({ qps: 1, burst: 0.5, maxQueued: 1000, maxQueuedBytes: 5000, maxInFlight: 1 });
+  const long = 'm'.repeat(1000);
+  for (let i = 0; i < 10; i++) rec.emit({ kind: 'Node', name: `n${i}` }, 'Normal', 'NodeTainted', long);
+  assert.ok(rec.queued >= 3 && rec.queued <= 4, `${rec.queued} events of ~1.1 KB queued within 5000 bytes`);
+  // A Warning still gets in, displacing Normal ones until it fits.
+  rec.emit({ kind: 'Node', name: 'dead' }, 'Warning', 'NodeNotReady', long);
+  await rec.flush();
+  assert.ok(Number(log.lines.find((l) => /dropped events/.test(l.msg))?.obj.dropped) >= 6);
 });

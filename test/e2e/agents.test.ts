@@ -123,6 +123,27 @@ describe('agents against a real server', { timeout: 90_000 }, () => {
     );
   });
 
+  test('an agent whose node name has the maximum 253 characters registers and keeps renewing', async () => {
+    const name = `${'long-'.repeat(50)}abc`;
+    assert.equal(name.length, 253);
+    const agent = startAgent((server as ServerProc).addr, { name, zone: 'zone-l', extra: [] });
+    try {
+      const first = await eventually(async () => client.leases().get(name), {
+        what: `the lease of the 253-character node; agent output:\n${agent.text}`,
+        timeoutMs: 20_000,
+      });
+      // Renewing is a GET and a PUT of /leases/<name>: both must route.
+      await eventually(async () => renewMs(await client.leases().get(name)) > renewMs(first), {
+        what: `a renewal of the 253-character node's lease; agent output:\n${agent.text}`,
+        timeoutMs: 10_000,
+      });
+      assert.equal((await client.nodes.get(name)).metadata.labels?.[ZONE], 'zone-l');
+    } finally {
+      await agent.stop('SIGKILL');
+      await client.nodes.delete(name);
+    }
+  });
+
   test('a second agent with the same node name refuses to start while the first renews', async () => {
     const dup = startAgent((server as ServerProc).addr, { name: 'node-a1', zone: 'zone-a', extra: [] });
     const result = await Promise.race([

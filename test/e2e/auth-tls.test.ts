@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Agent, request } from 'undici';
@@ -272,8 +272,20 @@ describe('safe defaults at start', { timeout: 30_000 }, () => {
         refused.text,
         /refusing to serve an unauthenticated API on 0\.0\.0\.0:0: give --token-auth-file, or --allow-unauthenticated/,
       );
+      // A name that merely starts like a loopback address is not one.
+      const lookalike = startProcess(SHEPHERD_BIN, [
+        '--mode',
+        'server',
+        '--listen',
+        '127.evil.example:0',
+        '--db',
+        join(dir.path, 'a.sqlite'),
+      ]);
+      assert.equal((await lookalike.exited).code, 1);
+      assert.match(lookalike.text, /refusing to serve an unauthenticated API on 127\.evil\.example:0/);
       const tokens = join(dir.path, 'tokens.csv');
-      writeFileSync(tokens, 'plain-http-token-1,admin,1,system:masters\n');
+      writeFileSync(tokens, 'plain-http-token-1,admin,1,system:masters\n', { mode: 0o644 });
+      chmodSync(tokens, 0o644);
       const plain = await startServer([
         '--listen',
         '0.0.0.0:0',
@@ -284,6 +296,9 @@ describe('safe defaults at start', { timeout: 30_000 }, () => {
       ]);
       try {
         await plain.waitForLine(/serving bearer tokens over plain HTTP on 0\.0\.0\.0:0/);
+        await plain.waitForLine(
+          /tokens\.csv is readable by its group or by others, and it holds every token: chmod 600/,
+        );
       } finally {
         await plain.stop();
       }

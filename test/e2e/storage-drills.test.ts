@@ -3,11 +3,12 @@ import { describe, test } from 'node:test';
 import { runDiskFullDrill } from '../support/drills/disk-full-drill.js';
 import type { DrillResult } from '../support/drills/drill-result.js';
 import { runHeartbeatLoadDrill } from '../support/drills/heartbeat-load-drill.js';
+import { runMemoryBoundDrill } from '../support/drills/memory-bound-drill.js';
 import { runSigkillDrill } from '../support/drills/sigkill-drill.js';
 import { runWatchDisconnectDrill } from '../support/drills/watch-disconnect-drill.js';
 import { tempDir } from '../support/processes.js';
 
-// Storage drills 1, 5, 6 and 7 in their short forms (the long forms: `npm run drills`, results in
+// Storage drills 1, 5, 6, 7 and 8 in their short forms (the long forms: `npm run drills`, results in
 // RELIABILITY.md). Each drill returns every broken promise it found in `problems`; the counts show it really
 // ran the load it claims (a drill that did nothing would pass with no problems otherwise).
 
@@ -85,6 +86,28 @@ describe('storage drills, short forms', { concurrency: false }, () => {
         count(r, 'steadyStateDbMB') > 0 && count(r, 'maxDbMB') < 50,
         `database reached ${count(r, 'maxDbMB')} MB`,
       );
+    },
+  );
+
+  test(
+    'drill 8: 10 watchers that never read and 300 Events of maximum size: each is ended, a reading one resumes, memory stays bounded',
+    { timeout: 120_000 },
+    async () => {
+      const r = await inTempDir((dir) =>
+        runMemoryBoundDrill({
+          dir,
+          silentWatchers: 10,
+          events: 300,
+          maxWatchUnsentBytes: '2Mi',
+          heapLimitMiB: 96,
+          rssGrowthLimitBytes: 192 * 1024 * 1024,
+        }),
+      );
+      assert.deepEqual(r.problems, []);
+      assert.equal(count(r, 'eventsWritten'), 300);
+      assert.ok(count(r, 'watchesEnded') >= 10, `only ${count(r, 'watchesEnded')} watches were ended`);
+      assert.equal(count(r, 'readingWatcherEvents'), 300);
+      assert.ok(count(r, 'peakRssMiB') > 0);
     },
   );
 });

@@ -41,25 +41,43 @@ describe('event folding', () => {
     assert.equal(items[0]?.count, 6);
   });
 
-  it('folds on (involvedObject.kind, name, reason, type, message) only', async () => {
+  it('folds on (involvedObject kind, name, uid, reason, type, message, source) and nothing else', async () => {
     const base = await t.registry.events.create(eventBody());
     const variants = [
       { involvedObject: { kind: 'Zone', name: 'node-1' } },
       { involvedObject: { kind: 'Node', name: 'node-2' } },
+      { involvedObject: { kind: 'Node', name: 'node-1', uid: 'u-2' } },
       { reason: 'NodeReady' },
       { type: 'Normal' },
       { message: 'other' },
+      { source: { component: 'agent' } },
+      { source: { component: 'node-controller', host: 'h1' } },
     ];
     for (const v of variants) {
       const ev = await t.registry.events.create(eventBody(v));
       assert.notEqual(ev.metadata.name, base.metadata.name, JSON.stringify(v));
       assert.equal(ev.count, 1);
     }
-    const sameTupleOtherSource = await t.registry.events.create(
-      eventBody({ source: { component: 'agent', host: 'h1' } }),
-    );
-    assert.equal(sameTupleOtherSource.metadata.name, base.metadata.name);
-    assert.equal(sameTupleOtherSource.count, 2);
+    const repeat = await t.registry.events.create(eventBody({ count: 7, lastTimestamp: '2026-11-29T12:00:01.000Z' }));
+    assert.equal(repeat.metadata.name, base.metadata.name);
+    assert.equal(repeat.count, 2);
+  });
+
+  it('never changes an Event whose key differs from the fold: the fold takes the next name', async () => {
+    const body = eventBody();
+    const first = await t.registry.events.create(body);
+    // A PUT (system:masters only over HTTP) rewrites what the Event says; the name stays.
+    const changed = await t.registry.events.update(first.metadata.name, {
+      ...first,
+      message: 'rewritten',
+    });
+    const again = await t.registry.events.create(body);
+    assert.notEqual(again.metadata.name, first.metadata.name);
+    assert.equal(again.count, 1);
+    assert.equal(again.message, body['message']);
+    assert.deepEqual(await t.registry.events.get(first.metadata.name), changed);
+    // And the next repeat folds into the second name.
+    assert.equal((await t.registry.events.create(body)).count, 2);
   });
 
   it('derives a valid object name from any involvedObject name', () => {
@@ -68,6 +86,7 @@ describe('event folding', () => {
       reason: 'r',
       type: 'Normal',
       message: 'm',
+      source: { component: 'c' },
     });
     assert.match(name, /^weird-name\.[0-9a-f]{16}$/);
     const long = foldedEventName({
@@ -75,6 +94,7 @@ describe('event folding', () => {
       reason: 'r',
       type: 'Normal',
       message: 'm',
+      source: { component: 'c' },
     });
     assert.ok(long.length <= 253);
   });

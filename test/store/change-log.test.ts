@@ -75,6 +75,17 @@ describe('change-log deltas', () => {
     );
   });
 
+  it('keeps delta bases within a byte budget: an object it forgot is simply logged in full', () => {
+    const bases = new DeltaBases({ entries: 100, bytes: 2000 }, 100);
+    const staged = new Map();
+    for (let i = 0; i < 10; i++) {
+      const obj = { ...lease(`l${i}`), metadata: { ...lease(`l${i}`).metadata, resourceVersion: String(i + 1) } };
+      bases.record('leases', `node-lease/l${i}`, 'ADDED', obj, JSON.stringify(obj), i + 1, staged);
+    }
+    bases.commit(staged);
+    assert.ok(bases.size < 10 && bases.size > 0, `kept ${bases.size} of 10 bases of ~300 bytes in 2000`);
+  });
+
   it("logs a renewal as a delta against the lease's last full record, within the window, and forgets rolled-back batches", () => {
     const bases = new DeltaBases(10, 100);
     const l = (renewTime: string, r: number): Lease => ({

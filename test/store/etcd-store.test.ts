@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GoneError, NotFoundError, ServiceUnavailableError } from '../../src/core/errors.js';
+import { GoneError, NotFoundError, ServiceUnavailableError, TooManyRequestsError } from '../../src/core/errors.js';
 import { openEtcdStore, type EtcdStore, type EtcdStoreOptions } from '../../src/store/etcd/etcd-store.js';
 import { pickCompactionRevision } from '../../src/store/etcd/etcd-compactor.js';
 import { eventually } from '../support/eventually.js';
@@ -103,6 +103,29 @@ describe('etcd store specifics', () => {
     } finally {
       await a.close();
       await other.close();
+    }
+  });
+
+  it('a watcher that leaves received changes untaken past the byte budget is ended, and told at once', async () => {
+    const store = await openTestStore({ maxWatchUnsentBytes: 64 * 1024 });
+    try {
+      const overflows: Error[] = [];
+      const onOverflow = (e: Error): void => void overflows.push(e);
+      const from = await store.currentRevision();
+      const it = store.watch('nodes', from, { onOverflow })[Symbol.asyncIterator]();
+      const first = nextWithin(it);
+      await store.create('nodes', node('a'));
+      await first;
+      const pad = { 'a.io/pad': 'x'.repeat(20 * 1024) };
+      // Separate writes arrive as separate responses; the watcher takes none of them.
+      for (let i = 0; i < 8; i++)
+        await store.create('nodes', { ...node(`b${i}`), metadata: { ...node(`b${i}`).metadata, annotations: pad } });
+      await eventually(() => overflows.length === 1, { what: 'the overflow callback' });
+      assert.ok(overflows[0] instanceof TooManyRequestsError);
+      assert.match(overflows[0].message, /fell more than 64 KiB behind/);
+      await assert.rejects(nextWithin(it), TooManyRequestsError);
+    } finally {
+      await store.close();
     }
   });
 

@@ -3,11 +3,12 @@ import { describe, it } from 'node:test';
 import {
   AlreadyExistsError,
   ConflictError,
-  GoneError,
+  TooManyRequestsError,
   NotFoundError,
   ServiceUnavailableError,
 } from '../../src/core/errors.js';
 import type { Lease } from '../../src/core/lease.js';
+import type { Node } from '../../src/core/node.js';
 import { lease, nextWithin, node, rv, touched } from './fixtures.js';
 import { openTestStore } from './sqlite-harness.js';
 
@@ -140,7 +141,7 @@ describe('sqlite bounded growth', () => {
 });
 
 describe('sqlite watch back-pressure', () => {
-  it('a watcher that falls too far behind is ended with Gone; the writer never waits for it', async () => {
+  it('a watcher that falls too many events behind is ended, resumably; the writer never waits for it', async () => {
     const t = await openTestStore({ watchQueueCapacity: 5 });
     const from = await t.store.currentRevision();
     const it = t.store.watch('nodes', from)[Symbol.asyncIterator]();
@@ -150,11 +151,35 @@ describe('sqlite watch back-pressure', () => {
     for (let i = 0; i < 10; i++) await t.store.create('nodes', node(`b${i}`));
     await assert.rejects(
       nextWithin(it),
-      (e: unknown) => e instanceof GoneError && /fell more than 5 events behind/.test(e.message),
+      (e: unknown) => e instanceof TooManyRequestsError && /fell more than .* 5 events behind/.test(e.message),
     );
     const keeps = t.store.watch('nodes', from)[Symbol.asyncIterator]();
     assert.equal((await nextWithin(keeps)).value?.revision, rv(a), 'a fresh watch replays from the log');
     await keeps.return?.();
+    await t.cleanup();
+  });
+
+  it('a watcher whose waiting changes pass the byte budget is ended and told at once', async () => {
+    const t = await openTestStore({ maxWatchUnsentBytes: 64 * 1024 });
+    const from = await t.store.currentRevision();
+    const overflows: Error[] = [];
+    const it = t.store.watch('nodes', from, { onOverflow: (e) => overflows.push(e) })[Symbol.asyncIterator]();
+    const first = nextWithin(it);
+    const a = await t.store.create('nodes', node('a'));
+    assert.equal((await first).value?.revision, rv(a));
+    const big = { 'a.io/pad': 'x'.repeat(20 * 1024) };
+    const bigNode = (name: string): Node => ({ ...node(name), metadata: { ...node(name).metadata, annotations: big } });
+    for (let i = 0; i < 3; i++) await t.store.create('nodes', bigNode(`b${i}`));
+    assert.equal(overflows.length, 0, 'three 20 KiB changes fit in 64 KiB');
+    await t.store.create('nodes', bigNode('b3'));
+    // Told during the commit, not when the watcher next pulls.
+    assert.equal(overflows.length, 1);
+    assert.ok(overflows[0] instanceof TooManyRequestsError);
+    assert.match(
+      overflows[0].message,
+      /fell more than 64 KiB or 10000 events behind .*resource version \d+ was the last sent/,
+    );
+    await assert.rejects(nextWithin(it), TooManyRequestsError);
     await t.cleanup();
   });
 });

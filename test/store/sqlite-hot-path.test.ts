@@ -86,4 +86,21 @@ describe('RecentObjects', () => {
     assert.equal(r.get('nodes', 'c'), undefined);
     assert.equal(r.size, 2);
   });
+
+  it('is bounded in bytes as well as entries: large values evict old ones, one larger than the budget is not kept', () => {
+    const r = new RecentObjects<string>(1000, 100, (v) => v.length);
+    r.set('nodes', 'a', 'a'.repeat(40));
+    r.set('nodes', 'b', 'b'.repeat(40));
+    r.set('nodes', 'c', 'c'.repeat(40)); // 120 > 100: evicts a
+    assert.equal(r.get('nodes', 'a'), undefined);
+    assert.equal(r.size, 2);
+    assert.equal(r.bytes, 80);
+    r.set('nodes', 'b', 'b'.repeat(10)); // a rewrite re-counts
+    assert.equal(r.bytes, 50);
+    r.set('nodes', 'huge', 'h'.repeat(101));
+    assert.equal(r.get('nodes', 'huge'), undefined);
+    assert.equal(r.bytes, 50);
+    r.delete('nodes', 'c');
+    assert.equal(r.bytes, 10);
+  });
 });

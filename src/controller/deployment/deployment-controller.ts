@@ -8,7 +8,7 @@ import { readyCondition, type Node } from '../../core/node.js';
 import { objectKey } from '../../core/object-key.js';
 import { isTerminated, isTerminating, type Pod } from '../../core/pod.js';
 import type { Random } from '../../core/random.js';
-import { DEPLOYMENT_CONTROLLER_COMPONENT } from '../event-sources.js';
+import { DEPLOYMENT_CONTROLLER_COMPONENT } from '../../core/event-sources.js';
 import { EventRecorder } from '../node-lifecycle/events.js';
 import { runEvery } from '../periodic.js';
 import { controllerOf, PodIndex } from '../pod-index.js';

@@ -1,6 +1,7 @@
 import type { ApiClient, Writable } from '../../client/api-client.js';
 import { formatTime, type Clock } from '../../core/clock.js';
 import type { EventType } from '../../core/event.js';
+import { NODE_CONTROLLER_COMPONENT } from '../../core/event-sources.js';
 import type { Logger } from '../../core/logger.js';
 import type { Verdict } from '../../core/verdict.js';
 import { TokenBucket } from './token-bucket.js';
@@ -11,7 +12,7 @@ export interface VerdictSink {
 }
 
 /** `source.component` of every event this controller writes (upstream's node controller name). */
-export const EVENT_SOURCE_COMPONENT = 'node-controller';
+export const EVENT_SOURCE_COMPONENT = NODE_CONTROLLER_COMPONENT;
 
 /** The object an event is about: a Node, a Zone, or the controller itself. */
 export interface InvolvedObject {
@@ -47,11 +48,26 @@ export interface EventLimits {
   burst: number;
   /** Writes waiting beyond this are dropped, Normal events first (default 10,000). */
   maxQueued: number;
+  /** Bytes (reasons, messages, object names) waiting beyond this are dropped the same way (default 8 MiB). */
+  maxQueuedBytes: number;
   /** Writes in flight at once (default 16). */
   maxInFlight: number;
 }
 
-export const DEFAULT_EVENT_LIMITS: EventLimits = { qps: 50, burst: 500, maxQueued: 10_000, maxInFlight: 16 };
+export const DEFAULT_EVENT_LIMITS: EventLimits = {
+  qps: 50,
+  burst: 500,
+  maxQueued: 10_000,
+  maxQueuedBytes: 8 * 1024 * 1024,
+  maxInFlight: 16,
+};
+
+/** What a queued write holds, roughly: its strings (a node name may be 253 characters, a message more). */
+function sizeOf(item: Paced): number {
+  if (item.verdict !== undefined) return item.verdict.node.length + item.verdict.message.length + 1024;
+  const ev = item.event;
+  return ev.reason.length + ev.message.length + ev.involvedObject.kind.length + ev.involvedObject.name.length + 64;
+}
 
 export interface EventRecorderDeps {
   client: ApiClient;
@@ -91,6 +107,7 @@ export class EventRecorder {
   #inFlight = new Set<Promise<void>>();
   #dropped = 0;
   #droppedVerdicts = 0;
+  #queuedBytes = 0;
 
   constructor(deps: EventRecorderDeps) {
     this.#client = deps.client;
@@ -126,13 +143,19 @@ export class EventRecorder {
   }
 
   #enqueue(item: Paced, urgent: boolean): void {
-    if (this.queued >= this.#limits.maxQueued) {
+    const size = sizeOf(item);
+    while (this.queued >= this.#limits.maxQueued || this.#queuedBytes + size > this.#limits.maxQueuedBytes) {
       // Full: a Warning or a verdict displaces the oldest Normal event; anything else is dropped (and counted).
       const displaced = urgent ? this.#normals.shift() : undefined;
-      if (displaced === undefined && item.verdict !== undefined) this.#droppedVerdicts++;
-      else this.#dropped++;
-      if (displaced === undefined) return;
+      if (displaced === undefined) {
+        if (item.verdict !== undefined) this.#droppedVerdicts++;
+        else this.#dropped++;
+        return;
+      }
+      this.#dropped++;
+      this.#queuedBytes -= sizeOf(displaced);
     }
+    this.#queuedBytes += size;
     (urgent ? this.#urgent : this.#normals).push(item);
     this.#pump();
   }
@@ -156,6 +179,7 @@ export class EventRecorder {
   #pump(): void {
     while (this.#inFlight.size < this.#limits.maxInFlight && this.queued > 0 && this.#bucket.tryAccept()) {
       const next = (this.#urgent.shift() ?? this.#normals.shift()) as Paced;
+      this.#queuedBytes -= sizeOf(next);
       if (next.event) this.#write(next.event);
       else this.#writeVerdict(next.verdict);
     }

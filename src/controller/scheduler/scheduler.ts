@@ -6,7 +6,7 @@ import type { Logger } from '../../core/logger.js';
 import type { Node } from '../../core/node.js';
 import { objectKey } from '../../core/object-key.js';
 import { isTerminated, isTerminating, type Pod, type PodCondition } from '../../core/pod.js';
-import { SCHEDULER_COMPONENT } from '../event-sources.js';
+import { SCHEDULER_COMPONENT } from '../../core/event-sources.js';
 import { EventRecorder } from '../node-lifecycle/events.js';
 import { runEvery } from '../periodic.js';
 import { boundNodeOf } from '../pod-index.js';

@@ -6,7 +6,7 @@ import type { Logger } from '../../core/logger.js';
 import type { Node, Taint } from '../../core/node.js';
 import { objectKey } from '../../core/object-key.js';
 import { isTerminating, type Pod } from '../../core/pod.js';
-import { TAINT_EVICTION_CONTROLLER_COMPONENT } from '../event-sources.js';
+import { TAINT_EVICTION_CONTROLLER_COMPONENT } from '../../core/event-sources.js';
 import { EventRecorder } from '../node-lifecycle/events.js';
 import { runEvery } from '../periodic.js';
 import { boundNodeOf, PodIndex } from '../pod-index.js';

@@ -13,6 +13,7 @@ import { splitObjectKey } from '../../core/object-key.js';
 import { EncodedJson } from '../encoded-json.js';
 import {
   DEFAULT_HISTORY_RETENTION_MS,
+  DEFAULT_MAX_WATCH_UNSENT_BYTES,
   type ListOptions,
   type ListResult,
   type Store,
@@ -226,8 +227,14 @@ export class EtcdStore implements Store {
         return () => this.#watchStoppers.delete(stop);
       },
       handOut: (obj: AnyObject) => this.#handOut(obj),
+      maxUnsentBytes: this.#options.maxWatchUnsentBytes ?? DEFAULT_MAX_WATCH_UNSENT_BYTES,
     };
     return etcdWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+  }
+
+  /** etcd answers a read: the cheapest request that fails when the cluster is unreachable or has no quorum. */
+  async checkHealth(): Promise<void> {
+    await this.currentRevision();
   }
 
   encodedJson(obj: object): string | undefined {

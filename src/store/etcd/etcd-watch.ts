@@ -1,7 +1,8 @@
 import type { IDuplexStream, IEvent, IWatchRequest, IWatchResponse, WatchClient } from 'etcd3';
 import { waitAtMost, type Clock } from '../../core/clock.js';
-import { ServiceUnavailableError, tooOldResourceVersionError } from '../../core/errors.js';
+import { ServiceUnavailableError, tooOldResourceVersionError, watchTooSlowError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
+import { formatByteSize } from '../../core/limits.js';
 import { checkWatchStart, type StoreEvent, type WatchOptions } from '../store.js';
 import { decodeKv, decodeObject, prefixRangeEnd, storageError, type EtcdKeys } from './etcd-codec.js';
 
@@ -18,18 +19,49 @@ export interface EtcdWatchSource {
   track(stop: () => void): () => void;
   /** Every object a watch yields passes here (the store's encodedJson). */
   handOut(obj: AnyObject): AnyObject;
+  /** Bytes of received changes that may wait for the watcher before its watch ends (watchTooSlowError). */
+  maxUnsentBytes: number;
 }
 
 type Delivery = { res: IWatchResponse } | { err: Error };
 
-/** Responses of one gRPC watch stream, buffered until the generator takes them. */
+/** The bytes a response holds: the values of its events (a delete carries the previous value). */
+function responseBytes(d: Delivery): number {
+  if (!('res' in d)) return 0;
+  let n = 0;
+  for (const ev of d.res.events) n += (ev.kv.value?.length ?? 0) + (ev.prev_kv?.value?.length ?? 0);
+  return n;
+}
+
+/**
+ * Responses of one gRPC watch stream, buffered until the generator takes them: etcd sends as fast as it can, so
+ * the buffer is bounded in bytes; past `maxBytes` it is dropped and the watch ends (the watcher resumes).
+ */
 class Inbox {
   items: Delivery[] = [];
   stopped = false;
+  overflowed = false;
+  #bytes = 0;
   #waiter: (() => void) | undefined;
+
+  constructor(
+    readonly maxBytes: number,
+    readonly onOverflow: () => void,
+  ) {}
 
   push(d: Delivery): void {
     if (this.stopped) return;
+    const size = responseBytes(d);
+    // As the sqlite fan-out (watch-hub.ts): only responses left untaken count against one that arrives.
+    if (this.maxBytes > 0 && this.items.length > 0 && this.#bytes + size > this.maxBytes) {
+      this.overflowed = true;
+      this.items = [];
+      this.#bytes = 0;
+      this.stop();
+      this.onOverflow();
+      return;
+    }
+    this.#bytes += size;
     this.items.push(d);
     this.#wake();
   }
@@ -42,6 +74,7 @@ class Inbox {
   take(): Delivery[] {
     const out = this.items;
     this.items = [];
+    this.#bytes = 0;
     return out;
   }
 
@@ -87,7 +120,10 @@ export async function* etcdWatch(
   const { signal } = options;
   if (signal?.aborted) return;
   if (from < src.compactedRevision()) throw tooOldResourceVersionError(from, src.compactedRevision());
-  const inbox = new Inbox();
+  const sent = { last: from };
+  const tooSlow = (): Error =>
+    watchTooSlowError(resource, `more than ${formatByteSize(src.maxUnsentBytes)}`, sent.last);
+  const inbox = new Inbox(src.maxUnsentBytes, () => options.onOverflow?.(tooSlow()));
   const onAbort = (): void => inbox.stop();
   signal?.addEventListener('abort', onAbort, { once: true });
   const untrack = src.track(onAbort);
@@ -112,7 +148,8 @@ export async function* etcdWatch(
         progress_notify: true,
       },
     });
-    yield* deliver(src, resource, from, stream, inbox, options.progressIntervalMs);
+    yield* deliver(src, resource, sent, stream, inbox, options.progressIntervalMs);
+    if (inbox.overflowed) throw tooSlow();
   } finally {
     signal?.removeEventListener('abort', onAbort);
     untrack();
@@ -128,13 +165,12 @@ export async function* etcdWatch(
 async function* deliver(
   src: EtcdWatchSource,
   resource: Resource,
-  from: number,
+  sent: { last: number },
   stream: IDuplexStream<IWatchRequest, IWatchResponse>,
   inbox: Inbox,
   progressIntervalMs: number | undefined,
 ): AsyncGenerator<StoreEvent<AnyObject>> {
   const { clock } = src;
-  let last = from;
   let lastYield = clock.monotonic();
   let awaitingProgress = false;
   let candidate: number | undefined;
@@ -144,13 +180,13 @@ async function* deliver(
       if (inbox.stopped) return;
       if ('err' in d) throw storageError(d.err, src.endpoints);
       const { res } = d;
-      if (res.canceled) throw cancelled(src, resource, last, res);
+      if (res.canceled) throw cancelled(src, resource, sent.last, res);
       if (res.created) continue;
       if (res.events.length > 0) {
         for (const ev of res.events) {
           const e = toStoreEvent(src, ev);
           yield e;
-          last = e.revision;
+          sent.last = e.revision;
         }
         lastYield = clock.monotonic();
         awaitingProgress = false;
@@ -160,7 +196,7 @@ async function* deliver(
       if (!awaitingProgress) continue; // etcd's own periodic progress notify: we bookmark on our schedule
       const revision = Number(res.header.revision);
       if (candidate === revision) {
-        yield { type: 'BOOKMARK', revision: Math.max(revision, last) };
+        yield { type: 'BOOKMARK', revision: Math.max(revision, sent.last) };
         lastYield = clock.monotonic();
         awaitingProgress = false;
         candidate = undefined;

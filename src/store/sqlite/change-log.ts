@@ -184,7 +184,8 @@ interface FullRecord {
 
 /**
  * The writer's memory of each object's newest full record, to log the next change as a delta against it. Bounded
- * by entry count (oldest written first out); an object it has forgotten simply gets a full record next time.
+ * by entry count and bytes (oldest written first out); an object it has forgotten simply gets a full record next
+ * time.
  * Updates from a commit are staged and only applied once the commit succeeded, so a rolled-back batch leaves no
  * base that the database does not have.
  */
@@ -192,9 +193,13 @@ export class DeltaBases {
   readonly #bases: RecentObjects<FullRecord>;
   readonly #window: number;
 
-  /** `window`: how many revisions back a base may be (compaction keeps that much beyond the compacted revision). */
-  constructor(capacity: number, window = DELTA_WINDOW) {
-    this.#bases = new RecentObjects<FullRecord>(capacity);
+  /**
+   * `limits`: entries and bytes (JSON characters) kept, a bare number being entries only. `window`: how many
+   * revisions back a base may be (compaction keeps that much beyond the compacted revision).
+   */
+  constructor(limits: number | { entries: number; bytes: number }, window = DELTA_WINDOW) {
+    const { entries, bytes } = typeof limits === 'number' ? { entries: limits, bytes: 0 } : limits;
+    this.#bases = new RecentObjects<FullRecord>(entries, bytes, (full) => full.json.length);
     this.#window = window;
   }
 
@@ -242,18 +247,21 @@ export class DeltaBases {
 /** Segments fetched per query while replaying. */
 const SEGMENT_PAGE = 64;
 
+/** The base cache of a ChangeLogReader: entries and bytes (JSON characters). */
+const READER_BASES = { entries: 5000, bytes: 16 * 1024 * 1024 };
+
 /**
  * Reads logged changes of one kind back as full objects, resolving deltas against their bases. Keeps the JSON of
- * recently used bases (a replay over many renewals of the same leases needs each base once, not per delta).
+ * recently used bases (a replay over many renewals of the same leases needs each base once, not per delta),
+ * bounded in entries and bytes.
  */
 export class ChangeLogReader {
   readonly #stmts: Statements;
-  readonly #bases = new Map<number, string>();
-  readonly #capacity: number;
+  readonly #bases: RecentObjects<string>;
 
-  constructor(stmts: Statements, capacity = 5000) {
+  constructor(stmts: Statements, limits: { entries: number; bytes: number } = READER_BASES) {
     this.#stmts = stmts;
-    this.#capacity = capacity;
+    this.#bases = new RecentObjects<string>(limits.entries, limits.bytes, (json) => json.length);
   }
 
   /** Changes of `kind` with after < revision <= upTo, oldest first, at most `limit`. Run inside a read transaction. */
@@ -285,7 +293,7 @@ export class ChangeLogReader {
 
   /** The full record at revision `base` (a delta's base is always full), from the cache or its segment. */
   #base(base: number, of: number, decoded: Map<number, DecodedRecord[]>): string {
-    const cached = this.#bases.get(base);
+    const cached = this.#bases.get('', String(base));
     if (cached !== undefined) return cached;
     const first = this.#stmts.segmentStartFor.get(base);
     const rec = first === null || first === undefined ? undefined : this.#segment(first, decoded)?.[base - first];
@@ -294,11 +302,7 @@ export class ChangeLogReader {
         `change-log delta at revision ${of} lost its base at revision ${base}: the change log is damaged`,
       );
     }
-    this.#bases.set(base, rec.json);
-    if (this.#bases.size > this.#capacity) {
-      const oldest = this.#bases.keys().next();
-      if (!oldest.done) this.#bases.delete(oldest.value);
-    }
+    this.#bases.set('', String(base), rec.json);
     return rec.json;
   }
 

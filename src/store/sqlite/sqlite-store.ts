@@ -12,6 +12,7 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import {
   DEFAULT_HISTORY_RETENTION_MS,
+  DEFAULT_MAX_WATCH_UNSENT_BYTES,
   type ListOptions,
   type ListResult,
   type Store,
@@ -22,6 +23,7 @@ import {
 import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
+import { StoreHealth } from './store-health.js';
 import { PagedLists, parseRows } from './paged-lists.js';
 import { RecentObjects } from './recent-objects.js';
 import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
@@ -35,12 +37,16 @@ export interface SqliteStoreOptions extends StoreOptions {
   path: string;
   /** For the commit-latency / batch-size metrics. */
   onCommit?: (batchSize: number, durationMs: number) => void;
-  /** Events a watcher may fall behind before it is ended with Gone; default 10,000. */
+  /** Events a watcher may fall behind before it is ended (watchTooSlowError); default 10,000. */
   watchQueueCapacity?: number;
   /** Where the .sql migrations are; default `migrations/` of the package. */
   migrationsDir?: string;
+  /** `PRAGMA quick_check` on open for files up to this size (database.ts); default 512 MiB, 0 never. */
+  integrityCheckMaxBytes?: number;
   /** Objects whose stored JSON is kept in memory for gets (recent-objects.ts); default 20,000, 0 disables. */
   recentObjects?: number;
+  /** Bytes (JSON characters) that cache and the writer's delta bases may hold, each; default 32 MiB. */
+  recentObjectsBytes?: number;
   /**
    * How far back (revisions) a logged delta may refer for its base; compaction keeps that many revisions of
    * segments beyond the compacted revision. Default DELTA_WINDOW (100,000); tests use small values.
@@ -59,10 +65,18 @@ const DEFAULT_COMPACTION_INTERVAL_MS = 1_000;
 const MAX_COMPACTION_REVISIONS = 20_000;
 const DEFAULT_WATCH_QUEUE = 10_000;
 const DEFAULT_RECENT_OBJECTS = 20_000;
+/** 20,000 objects of typical size (a lease ~0.4 KB, a node ~1.5 KB) fit; 20,000 of the largest allowed do not. */
+const DEFAULT_RECENT_OBJECTS_BYTES = 32 * 1024 * 1024;
 
 /** Opens (creating and migrating as needed) the database at `options.path` and starts compaction. */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
-  return new SqliteStore(openDatabase(options.path, options.migrationsDir), options);
+  const log = options.log ?? silentLogger;
+  const db = openDatabase(options.path, {
+    migrationsDir: options.migrationsDir,
+    integrityCheckMaxBytes: options.integrityCheckMaxBytes,
+    warn: (obj, msg) => log.warn(obj, msg),
+  });
+  return new SqliteStore(db, options);
 }
 
 /**
@@ -79,9 +93,10 @@ export class SqliteStore implements Store {
   readonly #log: Logger;
   readonly #retentionMs: number;
   readonly #onCommit: SqliteStoreOptions['onCommit'];
-  readonly #hub = new WatchHub<ChangeEntry>();
+  readonly #hub = new WatchHub<ChangeEntry>((change) => change.bytes);
   readonly #encoded = new EncodedJson();
   readonly #watchQueueCapacity: number;
+  readonly #watchQueueBytes: number;
   readonly #stopCompaction = new AbortController();
   readonly #compactionLoop: Promise<void>;
   readonly #recent: RecentObjects;
@@ -100,6 +115,7 @@ export class SqliteStore implements Store {
   #scheduled: NodeJS.Immediate | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
+  readonly #health: StoreHealth;
 
   /** Use openSqliteStore; this takes a database already opened and migrated by it. */
   constructor(db: Database.Database, options: SqliteStoreOptions) {
@@ -111,11 +127,17 @@ export class SqliteStore implements Store {
     this.#retentionMs = options.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS;
     this.#onCommit = options.onCommit;
     this.#watchQueueCapacity = options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE;
-    this.#recent = new RecentObjects(options.recentObjects ?? DEFAULT_RECENT_OBJECTS);
+    this.#watchQueueBytes = options.maxWatchUnsentBytes ?? DEFAULT_MAX_WATCH_UNSENT_BYTES;
+    const cache = {
+      entries: options.recentObjects ?? DEFAULT_RECENT_OBJECTS,
+      bytes: options.recentObjectsBytes ?? DEFAULT_RECENT_OBJECTS_BYTES,
+    };
+    this.#recent = new RecentObjects(cache.entries, cache.bytes, (json) => json.length);
     this.#deltaWindow = options.deltaWindow ?? DELTA_WINDOW;
-    this.#bases = new DeltaBases(options.recentObjects ?? DEFAULT_RECENT_OBJECTS, this.#deltaWindow);
+    this.#bases = new DeltaBases(cache, this.#deltaWindow);
     const reader = new ChangeLogReader(this.#stmts);
     // One read transaction per replay step: a segment and the bases its deltas refer to are read consistently.
+    this.#health = new StoreHealth(this.path, () => this.#probe());
     this.#readChanges = db.transaction((resource: Resource, after: number, upTo: number, limit: number) =>
       reader.changes(resource, after, upTo, limit),
     );
@@ -190,6 +212,7 @@ export class SqliteStore implements Store {
       hub: this.#hub,
       clock: this.#clock,
       queueCapacity: this.#watchQueueCapacity,
+      queueBytes: this.#watchQueueBytes,
       readChanges: (r: Resource, after: number, upTo: number, limit: number) =>
         this.#read(() => this.#readChanges(r, after, upTo, limit)).map((row) =>
           this.#withJson(new ChangeEntry(r, row.type, row.revision, row.value)),
@@ -213,6 +236,16 @@ export class SqliteStore implements Store {
   async compactedRevision(): Promise<number> {
     this.#assertOpen();
     return this.#compacted;
+  }
+
+  /**
+   * Ready unless the database has shown corruption (until a restart: nothing heals that but a restore) or its last
+   * commit or read failed with an I/O error (until a commit, or the write probe run here, succeeds again). A full
+   * disk or a read-only file does not count: reads are still served (docs/api.md#health-version-and-metrics).
+   */
+  async checkHealth(): Promise<void> {
+    this.#assertOpen();
+    this.#health.check();
   }
 
   /**
@@ -292,10 +325,12 @@ export class SqliteStore implements Store {
       result = this.#db.transaction(() => applyBatch(ctx, batch, this.#revision, this.#clock.now()))();
     } catch (err) {
       const failure = storageError(err);
+      this.#health.failed(err);
       this.#log.error({ err, batchSize: batch.length }, 'commit failed; every write of the batch was refused');
       for (const w of batch) w.reject(failure);
       return;
     }
+    this.#health.succeeded();
     this.#revision = result.revision;
     for (const change of result.changes) this.#lists.noteWrite(change.resource, change.revision);
     this.#bases.commit(result.staged);
@@ -322,6 +357,7 @@ export class SqliteStore implements Store {
 
   /** Publishes the batch's changes, then answers each write (successes carry the JSON text already built). */
   #settle(batch: PendingWrite[], result: ReturnType<typeof applyBatch>): void {
+    this.#hub.newBatch();
     for (const change of result.changes) {
       if (this.#hub.hasSubscribers(change.resource)) this.#hub.publish(change.resource, this.#withJson(change));
     }
@@ -346,8 +382,17 @@ export class SqliteStore implements Store {
     try {
       return fn();
     } catch (err) {
+      this.#health.failed(err);
       throw storageError(err);
     }
+  }
+
+  /** A read of the meta row and a write that changes nothing, committed (and fsynced) like any other. */
+  #probe(): void {
+    this.#db.transaction(() => {
+      const meta = this.#stmts.readMeta.get();
+      if (meta) this.#stmts.setRevision.run(meta.revision);
+    })();
   }
 
   #assertOpen(): void {

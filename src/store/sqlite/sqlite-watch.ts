@@ -1,6 +1,7 @@
 import { waitAtMost, type Clock } from '../../core/clock.js';
-import { GoneError, tooOldResourceVersionError } from '../../core/errors.js';
+import { tooOldResourceVersionError, watchTooSlowError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
+import { formatByteSize } from '../../core/limits.js';
 import { checkWatchStart, type StoreEvent, type WatchOptions } from '../store.js';
 import type { Subscription, WatchHub } from '../watch-hub.js';
 import type { ChangeEntry } from './write-batch.js';
@@ -12,7 +13,10 @@ const REPLAY_CHUNK = 500;
 export interface WatchSource {
   hub: WatchHub<ChangeEntry>;
   clock: Clock;
+  /** Events a watcher may have waiting before it is ended (watchTooSlowError). */
   queueCapacity: number;
+  /** Bytes a watcher may have waiting before it is ended; 0: no byte limit. */
+  queueBytes: number;
   /** Logged changes of `resource` with after < revision <= upTo, oldest first, at most `limit`. */
   readChanges(resource: Resource, after: number, upTo: number, limit: number): ChangeEntry[];
   compactedRevision(): number;
@@ -40,54 +44,63 @@ export async function* sqliteWatch(
   checkWatchStart(from);
   const { signal } = options;
   if (signal?.aborted || src.closed()) return;
-  const sub = src.hub.subscribe(resource, src.queueCapacity);
+  // The newest revision handed to the watcher (shared with liveEvents): where a cut-off watcher resumes.
+  const sent = { last: from };
+  const sub = src.hub.subscribe(resource, {
+    events: src.queueCapacity,
+    bytes: src.queueBytes,
+    onOverflow: () => options.onOverflow?.(tooSlow(src, resource, sent.last)),
+  });
   const onAbort = (): void => sub.end();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const oldest = src.compactedRevision();
     if (from < oldest) throw tooOldResourceVersionError(from, oldest);
     const upTo = src.currentRevision();
-    let last = from;
-    while (last < upTo && !sub.ended) {
+    while (sent.last < upTo && !sub.ended) {
       // A replay slower than the retention window could see its next rows compacted away under it.
-      if (src.compactedRevision() > last) throw tooOldResourceVersionError(last, src.compactedRevision());
-      const chunk = src.readChanges(resource, last, upTo, REPLAY_CHUNK);
+      if (src.compactedRevision() > sent.last) throw tooOldResourceVersionError(sent.last, src.compactedRevision());
+      const chunk = src.readChanges(resource, sent.last, upTo, REPLAY_CHUNK);
       if (chunk.length === 0) break;
       for (const e of chunk) {
         yield toEvent(e);
-        last = e.revision;
+        sent.last = e.revision;
       }
     }
-    yield* liveEvents(src, resource, sub, Math.max(last, upTo), options.progressIntervalMs);
+    sent.last = Math.max(sent.last, upTo);
+    yield* liveEvents(src, resource, sub, sent, options.progressIntervalMs);
   } finally {
     signal?.removeEventListener('abort', onAbort);
     sub.end();
   }
 }
 
+function tooSlow(src: WatchSource, resource: Resource, last: number): Error {
+  const what =
+    src.queueBytes > 0
+      ? `more than ${formatByteSize(src.queueBytes)} or ${src.queueCapacity} events`
+      : `more than ${src.queueCapacity} events`;
+  return watchTooSlowError(resource, what, last);
+}
+
 async function* liveEvents(
   src: WatchSource,
   resource: Resource,
   sub: Subscription<ChangeEntry>,
-  after: number,
+  sent: { last: number },
   progressIntervalMs: number | undefined,
 ): AsyncGenerator<StoreEvent<AnyObject>> {
   const { clock } = src;
-  let last = after;
   let lastYield = clock.monotonic();
   for (;;) {
-    if (sub.overflowed) {
-      throw new GoneError(
-        `watch of ${resource} fell more than ${src.queueCapacity} events behind at resource version ${last}: relist and watch again`,
-      );
-    }
+    if (sub.overflowed) throw tooSlow(src, resource, sent.last);
     const batch = sub.take();
     if (batch.length > 0) {
       for (const e of batch) {
         if (sub.ended && !sub.overflowed) return;
-        if (e.revision <= last) continue;
+        if (e.revision <= sent.last) continue;
         yield toEvent(e);
-        last = e.revision;
+        sent.last = e.revision;
       }
       lastYield = clock.monotonic();
       continue;
@@ -100,7 +113,7 @@ async function* liveEvents(
     const idle = clock.monotonic() - lastYield;
     if (idle >= progressIntervalMs) {
       // The queue is empty and commits publish synchronously: every change up to the current revision is out.
-      yield { type: 'BOOKMARK', revision: Math.max(src.currentRevision(), last) };
+      yield { type: 'BOOKMARK', revision: Math.max(src.currentRevision(), sent.last) };
       lastYield = clock.monotonic();
       continue;
     }

@@ -19,6 +19,7 @@ export type WriteOutcome = { ok: true; object: AnyObject } | { ok: false; error:
 /** A committed change as the fan-out sees it: the JSON is built once and parsed lazily, once, if watched. */
 export class ChangeEntry {
   #object: AnyObject | undefined;
+  #bytes: number | undefined;
 
   constructor(
     readonly resource: Resource,
@@ -26,6 +27,12 @@ export class ChangeEntry {
     readonly revision: number,
     readonly json: string,
   ) {}
+
+  /** The UTF-8 size of the JSON, what a watcher's queue holds for it (counted once, however many queue it). */
+  get bytes(): number {
+    this.#bytes ??= Buffer.byteLength(this.json);
+    return this.#bytes;
+  }
 
   /** Shared by every watcher of this change: treat it as immutable (as the apiserver's watch cache does). */
   get object(): AnyObject {
