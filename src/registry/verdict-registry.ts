@@ -51,7 +51,8 @@ function body(input: VerdictInput): Omit<Verdict, 'apiVersion' | 'kind' | 'metad
 
 /**
  * Verdicts (docs/api.md#verdict): the node lifecycle controller's record of each decision. Named `<node>.<suffix>`
- * and labelled `shepherd.io/node`; after each create only the newest 50 of the node are kept. Expiry by age is
+ * and labelled `shepherd.io/node`; after each create only the newest 50 of the node are kept (live and dry-run
+ * counted apart). Expiry by age is
  * verdict-gc.ts.
  */
 export class VerdictRegistry {
@@ -102,15 +103,22 @@ export class VerdictRegistry {
     return deleteObject(this.#ctx, 'verdicts', name, options);
   }
 
-  /** Deletes all but the newest MAX_VERDICTS_PER_NODE Verdicts of `node` (newest: highest resourceVersion). */
+  /**
+   * Deletes all but the newest MAX_VERDICTS_PER_NODE live Verdicts of `node`, and the same of its dry-run Verdicts
+   * (newest: highest resourceVersion). Counted apart, so a chatty dry-run controller never pushes the live
+   * controller's record out.
+   */
   async trim(node: string): Promise<number> {
     const { items } = await this.#ctx.store.list('verdicts', { prefix: verdictNamePrefix(node) });
-    const mine = items.filter((v) => v.node === node);
-    if (mine.length <= MAX_VERDICTS_PER_NODE) return 0;
-    mine.sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
-    const doomed = new Set(mine.slice(0, mine.length - MAX_VERDICTS_PER_NODE));
+    const doomed = new Set<Verdict>();
+    for (const dryRun of [false, true]) {
+      const mine = items.filter((v) => v.node === node && v.dryRun === dryRun);
+      mine.sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
+      for (const v of mine.slice(0, Math.max(0, mine.length - MAX_VERDICTS_PER_NODE))) doomed.add(v);
+    }
+    if (doomed.size === 0) return 0;
     return deleteEach(
-      mine,
+      items,
       (v) => doomed.has(v),
       (v, rv) => this.delete(v.metadata.name, { expectedResourceVersion: rv }),
     );

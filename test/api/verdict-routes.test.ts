@@ -94,6 +94,18 @@ describe('verdicts API', () => {
     assert.equal((await names('?fieldSelector=node=busy.other')).length, 1);
   });
 
+  it('counts dry-run Verdicts apart: a chatty dry-run controller never pushes live ones out', async () => {
+    const live = (await call(t, 'POST', VERDICTS, verdictBody('shadowed'))).body['metadata'].name as string;
+    for (let i = 0; i < 52; i++) {
+      const res = await call(t, 'POST', VERDICTS, verdictBody('shadowed', { dryRun: true, message: `#${i}` }));
+      assert.equal(res.status, 201);
+      await clock.advance(1);
+    }
+    const kept = await names('?fieldSelector=node=shadowed');
+    assert.equal(kept.length, 51, '50 dry-run and the one live');
+    assert.ok(kept.includes(live), 'the live verdict stays');
+  });
+
   it('expires Verdicts older than --verdict-ttl on the GC interval', async () => {
     // Every Verdict so far is now at least a second old: the first pass past 24 h takes them all.
     await clock.advance(1000);
