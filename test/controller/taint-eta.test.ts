@@ -36,7 +36,7 @@ describe('earliestTaintTimes', () => {
       want: [57_000, 67_000],
     },
     {
-      what: 'a head not yet due spends the tokens granted before it (Q6): it waits for the next refill',
+      what: 'a head not yet due spends the tokens granted before it (docs/node-lifecycle.md#q6-try-spends-a-token-first): it waits for the next refill',
       bucket: { tokens: 1, qps: 0.1, burst: 1 },
       now: 0,
       due: [50, 60],
