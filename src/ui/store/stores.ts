@@ -25,6 +25,8 @@ export interface StoreScope {
  * thousand nodes again, but a store left behind must not keep one of the browser's six connections for long.
  */
 export const LINGER_MS = 3000;
+/** The browser's HTTP/1.1 connections per server: past this many watches, a lingering one gives way at once. */
+export const MAX_STREAMS = 6;
 
 type AnyStore = ListWatchStore<ResourceTypes[ResourceName]>;
 
@@ -63,6 +65,7 @@ export class Stores {
         clock: this.#d.clock,
         random: this.#d.random,
       }) as unknown as AnyStore;
+      this.#makeRoom();
       const stop = new AbortController();
       const onSessionEnd = (): void => stop.abort();
       this.#abort.signal.addEventListener('abort', onSessionEnd, { once: true });
@@ -109,6 +112,17 @@ export class Stores {
 
   stop(): void {
     this.#abort.abort();
+  }
+
+  /** Stops lingering stores (the oldest first) until a new one fits in the browser's connections. */
+  #makeRoom(): void {
+    for (const [key, entry] of this.#entries) {
+      if (this.#entries.size < MAX_STREAMS) return;
+      if (entry.holds > 0) continue;
+      entry.linger?.abort();
+      this.#entries.delete(key);
+      entry.stop.abort();
+    }
   }
 
   #linger(key: string, entry: Entry): void {

@@ -22,6 +22,12 @@ export function rateText(rate: number): string {
   return rate === 0 ? 'stopped (0/s)' : `${Number(rate.toFixed(4))} taints/s`;
 }
 
+/** The nodes after the first: `then n2, n3, n4, …`. */
+function thenText(queue: TaintQueue): string {
+  const names = queue.next.slice(1, 4).map((n) => n.node);
+  return `then ${names.join(', ')}${queue.length > 1 + names.length ? ', …' : ''}`;
+}
+
 /** How many nodes wait, and the first few with the time each may be tainted (docs/dashboard.md#taint-queue). */
 function QueueFacts(props: { queue: TaintQueue | undefined; rate: number; now: number }): VNode {
   const { queue, now } = props;
@@ -43,17 +49,7 @@ function QueueFacts(props: { queue: TaintQueue | undefined; rate: number; now: n
         : html`<dt>Next taint</dt>
             <dd data-field="nextTaint">
               <a href=${hrefOf({ view: 'node', name: first.node })}>${first.node}</a> ${when(first.at)}
-              ${
-                queue.next.length > 1
-                  ? html`<div class="muted">
-                      then
-                      ${queue.next
-                        .slice(1, 4)
-                        .map((n) => n.node)
-                        .join(', ')}${queue.length > 4 ? ', …' : ''}
-                    </div>`
-                  : null
-              }
+              ${queue.next.length > 1 ? html`<div class="muted">${thenText(queue)}</div>` : null}
             </dd>`
     }`;
 }
