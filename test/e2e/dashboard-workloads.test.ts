@@ -139,6 +139,34 @@ describe('dashboard workloads, verdicts and the taint queue in a real browser', 
     });
   });
 
+  test('a node with a Suspect=True condition reads Ready,Suspect in the Nodes table', async () => {
+    const { page } = browser;
+    const name = 'suspect-probe';
+    const created = await client.nodes.create({ metadata: { name }, spec: {}, status: {} });
+    const now = new Date().toISOString();
+    await client.nodes.updateStatus({
+      ...created,
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'True', reason: 'Probe', lastHeartbeatTime: now, lastTransitionTime: now },
+          { type: 'Suspect', status: 'True', reason: 'Probe', lastHeartbeatTime: now, lastTransitionTime: now },
+        ],
+      },
+    });
+    await page.getByRole('link', { name: 'Nodes', exact: true }).click();
+    await page.getByLabel('Filter').fill(name);
+    // No agent renews it: the controller may mark it Unknown after its 3 s grace, and Suspect stays beside either.
+    await waitForText(
+      page.locator(`tr[data-node="${name}"] [data-col="status"]`),
+      (t) => /^(Ready|Unknown),Suspect$/.test(t),
+      {
+        what: 'Ready,Suspect',
+      },
+    );
+    await page.getByLabel('Filter').fill('');
+    await client.nodes.delete(name);
+  });
+
   test("killed agents' nodes get live and dry-run Verdicts in their timeline, without a reload", async () => {
     const { page } = browser;
     const [first, second] = VICTIMS as [string, string];
