@@ -153,7 +153,7 @@ describe('dashboard workloads, verdicts and the taint queue in a real browser', 
         ],
       },
     });
-    await page.getByRole('link', { name: 'Nodes', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Nodes' }).click();
     await page.getByLabel('Filter').fill(name);
     // No agent renews it: the controller may mark it Unknown after its 3 s grace, and Suspect stays beside either.
     await waitForText(

@@ -12,6 +12,7 @@ import {
   podsOfDeployment,
   podStatusText,
   selectPods,
+  sortKeys,
 } from '../../src/ui/model/pod-row.js';
 import { hrefOf, parseRoute } from '../../src/ui/model/route.js';
 import { taintQueueOf } from '../../src/ui/model/taint-queue.js';
@@ -97,7 +98,10 @@ describe('dashboard workloads model', () => {
       pod('c', { phase: 'Pending' }),
       pod('a', { node: 'n1' }),
     ];
-    const keys = (q: Partial<typeof ALL_PODS>): string[] => selectPods(pods, { ...ALL_PODS, ...q }).map((r) => r.key);
+    const byKey = new Map(pods.map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p]));
+    const ordered = sortKeys(byKey.keys()).map((k) => byKey.get(k));
+    const keys = (q: Partial<typeof ALL_PODS>): string[] =>
+      selectPods(ordered, { ...ALL_PODS, ...q }).map((r) => r.key);
     assert.deepEqual(keys({}), ['default/a', 'default/b', 'default/c', 'shop/a']);
     assert.deepEqual(keys({ node: 'n1' }), ['default/a', 'default/b']);
     assert.deepEqual(keys({ namespace: 'shop' }), ['shop/a']);

@@ -97,11 +97,17 @@ export interface PodQuery {
 
 export const ALL_PODS: PodQuery = { text: '', namespace: 'all', node: 'all', phase: 'all' };
 
-/** The rows the Pods table shows: filtered, by namespace then name. */
-export function selectPods(pods: Iterable<Pod>, q: PodQuery): PodRow[] {
+/** `namespace/name` keys in the Pods table's order: by namespace, then name. */
+export function sortKeys(keys: Iterable<string>): string[] {
+  return [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The rows the Pods table shows, in the order given: pods of a store, by `sortKeys` of its keys. */
+export function selectPods(pods: Iterable<Pod | undefined>, q: PodQuery): PodRow[] {
   const needle = q.text.trim().toLowerCase();
   const out: PodRow[] = [];
   for (const pod of pods) {
+    if (pod === undefined) continue;
     const r = podRowOf(pod);
     if (q.namespace !== 'all' && r.namespace !== q.namespace) continue;
     if (q.node !== 'all' && (r.node ?? '') !== q.node) continue;
@@ -109,7 +115,7 @@ export function selectPods(pods: Iterable<Pod>, q: PodQuery): PodRow[] {
     if (needle !== '' && !r.name.toLowerCase().includes(needle)) continue;
     out.push(r);
   }
-  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return out;
 }
 
 /** The pods a Deployment owns (its uid in their owner references), as the deployment controller counts them. */

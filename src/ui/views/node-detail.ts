@@ -6,7 +6,7 @@ import type { Event } from '../../core/event.js';
 import type { Lease } from '../../core/lease.js';
 import type { Node } from '../../core/node.js';
 import { rowOf, taintText } from '../model/node-row.js';
-import { ALL_PODS, selectPods } from '../model/pod-row.js';
+import { ALL_PODS, selectPods, sortKeys } from '../model/pod-row.js';
 import { hrefOf } from '../model/route.js';
 import { fieldScope } from '../store/resources.js';
 import type { Stores } from '../store/stores.js';
@@ -19,7 +19,14 @@ import { VerdictTimeline } from './verdict-timeline.js';
 /** The pods bound to the node, from a watch of just those (`spec.nodeName`), so a big cluster costs nothing here. */
 function NodePods(props: { stores: Stores; node: string; now: number }): VNode {
   const pods = useStore(props.stores, 'pods', fieldScope('spec.nodeName', props.node, `pods on ${props.node}`));
-  const rows = useMemo(() => selectPods(pods.values(), ALL_PODS), [pods.version]);
+  const rows = useMemo(
+    () =>
+      selectPods(
+        sortKeys(pods.keys()).map((k) => pods.get(k)),
+        ALL_PODS,
+      ),
+    [pods.version],
+  );
   return html`<section class="panel" aria-labelledby="node-pods-title">
     <h2 id="node-pods-title">Pods</h2>
     <${PodTable}

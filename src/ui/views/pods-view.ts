@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ALL_PODS, selectPods, type PodQuery } from '../model/pod-row.js';
+import { ALL_PODS, selectPods, sortKeys, type PodQuery } from '../model/pod-row.js';
 import type { Stores } from '../store/stores.js';
 import { useNow, useStore, useTitle } from './hooks.js';
 import { PodHeader, PodTr, POD_COLUMNS } from './pod-table.js';
@@ -44,7 +44,16 @@ export function PodsView(props: { stores: Stores; initial: Partial<PodQuery> }):
     [namespace, node, phase],
   );
   const set = (patch: Partial<PodQuery>): void => setQuery((q) => ({ ...q, ...patch }));
-  const rows = useMemo(() => selectPods(pods.values(), query), [pods.version, query]);
+  // Keys are sorted only when a pod comes or goes; a change of a pod re-reads the rows in that order (no sort).
+  const keys = useMemo(() => sortKeys(pods.keys()), [pods.membership]);
+  const rows = useMemo(
+    () =>
+      selectPods(
+        keys.map((k) => pods.get(k)),
+        query,
+      ),
+    [keys, pods.version, query],
+  );
   const [namespaces, nodes] = useMemo(() => {
     const ns = new Set<string>();
     const nd = new Set<string>();
