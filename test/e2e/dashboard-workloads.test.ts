@@ -105,6 +105,12 @@ describe('dashboard workloads, verdicts and the taint queue in a real browser', 
       assert.equal(await row.locator('[data-col="namespace"]').textContent(), 'shop');
     }
     await page.screenshot({ path: artifactPath('dashboard', 'pods.png') });
+    await page.locator('tbody tr[data-index="0"] a').first().focus();
+    await page.keyboard.press('ArrowDown');
+    await eventually(
+      async () => (await page.evaluate<string | null>("document.activeElement.closest('tr')?.dataset.index")) === '1',
+      { what: 'ArrowDown moving focus to the next pod', timeoutMs: 2_000 },
+    );
     const one = pods[0] as Pod;
     await page.getByLabel('Node').selectOption(one.spec.nodeName as string);
     const onNode = pods.filter((p) => p.spec.nodeName === one.spec.nodeName).length;
@@ -118,6 +124,7 @@ describe('dashboard workloads, verdicts and the taint queue in a real browser', 
       what: 'web 3/3 ready',
     });
     assert.equal(await row.locator('[data-col="available"]').textContent(), String(REPLICAS));
+    await page.screenshot({ path: artifactPath('dashboard', 'deployments.png') });
     await row.getByRole('link', { name: 'web' }).click();
     await waitForText(
       page.locator('[data-table="pods"] tbody'),
