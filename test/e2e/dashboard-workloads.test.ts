@@ -133,6 +133,13 @@ describe('dashboard workloads, verdicts and the taint queue in a real browser', 
         what: "the Deployment's pods on its page",
       },
     );
+    await waitForText(
+      page.locator('[data-field="replicas"]'),
+      (t) => t.trim() === `${REPLICAS} desired, ${REPLICAS} current, ${REPLICAS} up-to-date, ${REPLICAS} available`,
+      {
+        what: "the Deployment's replica counts",
+      },
+    );
     await page.screenshot({ path: artifactPath('dashboard', 'deployment.png'), fullPage: true });
 
     await page

@@ -102,8 +102,8 @@ export function DeploymentDetail(props: { stores: Stores; namespace: string; nam
         <dd>${d.metadata.namespace}</dd>
         <dt>Replicas</dt>
         <dd data-field="replicas">
-          ${d.spec.replicas ?? 1} desired, ${d.status.replicas ?? 0} current, ${c.upToDate} up-to-date, ${c.available}
-          available
+          ${`${d.spec.replicas ?? 1} desired, ${d.status.replicas ?? 0} current, `}
+          ${`${c.upToDate} up-to-date, ${c.available} available`}
         </dd>
         <dt>Strategy</dt>
         <dd>${strategy}</dd>
