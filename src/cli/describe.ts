@@ -12,7 +12,7 @@ import { formatTaint, nodeStatus, nodeZone } from './node-table.js';
 import { getOptional } from './resource-views.js';
 import { styled, TablePrinter } from './table-printer.js';
 import { formatRate } from './zone-table.js';
-import { clockTime, decidedAt } from './verdict-format.js';
+import { clockTime, decidedAt } from '../core/verdict-format.js';
 
 type Field = [key: string, value: string | string[]];
 

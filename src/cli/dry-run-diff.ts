@@ -1,6 +1,6 @@
 import { formatTime } from '../core/clock.js';
 import type { Verdict } from '../core/verdict.js';
-import { decidedAt, span } from './verdict-format.js';
+import { decidedAt, span } from '../core/verdict-format.js';
 
 /** The decisions a dry-run is compared on: when a node is marked Unknown, and when it is tainted. */
 export const COMPARED_ACTIONS = ['MarkUnknown', 'Taint'] as const;

@@ -10,7 +10,7 @@ import { livePicture, type LivePicture } from './live-picture.js';
 import { nodeZone } from './node-table.js';
 import { encodeObject } from './output.js';
 import { getOptional } from './resource-views.js';
-import { clockTime, decidedAt, rate, sortOldestFirst, span, verdictBlock } from './verdict-format.js';
+import { clockTime, decidedAt, rate, sortOldestFirst, span, verdictBlock } from '../core/verdict-format.js';
 
 /** What `sheepctl explain node NAME` says, as data (`-o json|yaml` prints this object). */
 export interface NodeExplanation {

@@ -11,7 +11,7 @@ import type { Zone } from '../core/zone.js';
 import { CliError, type CliDeps } from './cli-context.js';
 import { formatFields } from './describe.js';
 import { encodeObject } from './output.js';
-import { clockTime, rate } from './verdict-format.js';
+import { clockTime, rate } from '../core/verdict-format.js';
 
 /** What `sheepctl explain zone NAME` says, as data. */
 export interface ZoneExplanation {

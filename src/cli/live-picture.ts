@@ -12,7 +12,7 @@ import {
   type TaintQueueNote,
 } from '../core/zone-annotations.js';
 import type { Zone } from '../core/zone.js';
-import { decidedAt } from './verdict-format.js';
+import { decidedAt } from '../core/verdict-format.js';
 
 const NO_EXECUTE_KEYS = ['node.kubernetes.io/unreachable', 'node.kubernetes.io/not-ready'];
 

@@ -3,7 +3,7 @@ import type { CliDeps } from './cli-context.js';
 import { compareDryRun, differenceText, summaryText } from './dry-run-diff.js';
 import { encodeObject, listObject } from './output.js';
 import { TablePrinter } from './table-printer.js';
-import { clockTime, decidedAt, sortOldestFirst, span } from './verdict-format.js';
+import { clockTime, decidedAt, sortOldestFirst, span } from '../core/verdict-format.js';
 
 export interface VerdictsOptions {
   node?: string | undefined;

@@ -16,6 +16,8 @@ export interface ResourceDescriptor<T> {
   title: string;
   /** The collection, e.g. `/api/v1/nodes`; lists and watches go to it. */
   path: string;
+  /** Selectors every list and watch carries, already encoded (`fieldSelector=node%3Dn1`); none when absent. */
+  query?: string;
   keyOf(obj: T): string;
 }
 
@@ -135,13 +137,13 @@ export class ListWatchStore<T extends Versioned> {
   }
 
   async #list(signal: AbortSignal): Promise<void> {
-    const { path } = this.#d.resource;
+    const { path, query: selectors } = this.#d.resource;
     const limit = this.#d.pageSize ?? 500;
     const items: T[] = [];
     let cont: string | undefined;
     let rv = '';
     do {
-      const query = `limit=${limit}${cont === undefined ? '' : `&continue=${encodeURIComponent(cont)}`}`;
+      const query = `${selectors === undefined ? '' : `${selectors}&`}limit=${limit}${cont === undefined ? '' : `&continue=${encodeURIComponent(cont)}`}`;
       const page = await this.#d.transport.getJson<ObjectList<T> & { metadata: { continue?: string } }>(
         `${path}?${query}`,
         signal,
@@ -160,10 +162,10 @@ export class ListWatchStore<T extends Versioned> {
 
   /** One watch stream; true when it delivered something before it ended (then resume at once). */
   async #watch(signal: AbortSignal): Promise<boolean> {
-    const { path } = this.#d.resource;
+    const { path, query } = this.#d.resource;
     const rv = encodeURIComponent(this.#rv ?? '');
     const body = await this.#d.transport.openStream(
-      `${path}?watch=true&allowWatchBookmarks=true&resourceVersion=${rv}`,
+      `${path}?${query === undefined ? '' : `${query}&`}watch=true&allowWatchBookmarks=true&resourceVersion=${rv}`,
       signal,
     );
     this.#setStatus({ phase: 'live' });

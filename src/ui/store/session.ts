@@ -29,6 +29,7 @@ export function startSession(deps: {
   const listeners = new Set<() => void>();
   let version = 0;
   const zones = stores.get('zones');
+  stores.hold(zones);
   const sample = (): void => {
     if (zones.status.phase !== 'live') return;
     const counts = new Map<string, number>();

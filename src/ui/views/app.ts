@@ -8,10 +8,12 @@ import { parseRoute, type Route } from '../model/route.js';
 import { startSession, type Session } from '../store/session.js';
 import type { ApiTransport, TokenStore } from '../store/transport.js';
 import { ConnectionStatus } from './connection-status.js';
+import { DeploymentDetail, DeploymentsView } from './deployments-view.js';
 import { EventsView } from './events-view.js';
 import { NodeDetail } from './node-detail.js';
 import { NodesView } from './nodes-view.js';
 import { Overview } from './overview.js';
+import { PodsView } from './pods-view.js';
 import { SignIn } from './sign-in.js';
 
 export interface AppEnv {
@@ -54,6 +56,15 @@ function View(props: { route: Route; session: Session }): VNode {
       return html`<${NodeDetail} stores=${session.stores} name=${route.name} />`;
     case 'events':
       return html`<${EventsView} stores=${session.stores} />`;
+    case 'pods':
+      return html`<${PodsView}
+        stores=${session.stores}
+        initial=${{ namespace: route.namespace, node: route.node, phase: route.phase }}
+      />`;
+    case 'deployments':
+      return html`<${DeploymentsView} stores=${session.stores} />`;
+    case 'deployment':
+      return html`<${DeploymentDetail} stores=${session.stores} namespace=${route.namespace} name=${route.name} />`;
     case 'missing':
       return html`<h1>No such view</h1>
         <p>Nothing lives at <code>${route.hash}</code>. <a href="#/">Go to the overview</a>.</p>`;
@@ -106,13 +117,15 @@ export function App(props: { env: AppEnv }): VNode {
   };
 
   const session = auth.phase === 'signed-in' ? auth.session : undefined;
-  const view = route.view === 'node' ? 'nodes' : route.view;
+  const view = route.view === 'node' ? 'nodes' : route.view === 'deployment' ? 'deployments' : route.view;
   return html`<a class="skip-link" href="#main" onClick=${skipToMain}>Skip to content</a>
     <header class="topbar">
       <a class="brand" href="#/">shepherd</a>
       <nav aria-label="Views">
         <${NavLink} href="#/" current=${view === 'overview'} text="Overview" />
         <${NavLink} href="#/nodes" current=${view === 'nodes'} text="Nodes" />
+        <${NavLink} href="#/pods" current=${view === 'pods'} text="Pods" />
+        <${NavLink} href="#/deployments" current=${view === 'deployments'} text="Deployments" />
         <${NavLink} href="#/events" current=${view === 'events'} text="Events" />
       </nav>
       <span class="spacer"></span>

@@ -29,12 +29,22 @@ export function Badge(props: { tone: Tone; text: string; title?: string }): VNod
   return html`<span class=${`badge tone-${props.tone}`} title=${props.title}>${props.text}</span>`;
 }
 
-/** A node's state as `kubectl get nodes` words it (Ready, NotReady, Unknown), plus Suspect and cordoned. */
+/** Between two badges: read (and copied) as `kubectl get nodes` writes it, `Ready,Suspect`; the gap shows it. */
+function Sep(): VNode {
+  return html`<span class="visually-hidden">,</span>`;
+}
+
+/**
+ * A node's state as `kubectl get nodes` words it (Ready, NotReady, Unknown), then `Suspect` while a `Suspect=True`
+ * condition is present and `SchedulingDisabled` when cordoned: the cell's text is `Ready,Suspect`.
+ */
 export function NodeStatusBadges(props: { row: NodeRow }): VNode {
   const { row } = props;
   return html`<${Badge} tone=${NODE_TONE[row.state]} text=${NODE_WORD[row.state]} title=${row.detail} />${
-      row.suspect ? html`<${Badge} tone="info" text="Suspect" />` : null
-    }${row.unschedulable ? html`<${Badge} tone="idle" text="SchedulingDisabled" />` : null}`;
+      row.suspect
+        ? html`<${Sep} /><${Badge} tone="warn" text="Suspect" title="Suspect=True: see the conditions" />`
+        : null
+    }${row.unschedulable ? html`<${Sep} /><${Badge} tone="idle" text="SchedulingDisabled" />` : null}`;
 }
 
 export function ZoneStateBadge(props: { state: ZoneState }): VNode {

@@ -8,15 +8,19 @@ export function ConnectionStatus(props: { stores: Stores }): VNode {
   const [, setTick] = useState(0);
   useEffect(() => {
     const bump = (): void => setTick((t) => t + 1);
-    const subscriptions = new Map<string, () => void>();
+    const subscriptions = new Map<object, () => void>();
     const watchAll = (): void => {
-      for (const s of props.stores.started()) {
-        if (!subscriptions.has(s.resource.path)) subscriptions.set(s.resource.path, s.subscribe(bump));
+      const running = new Set<object>(props.stores.started());
+      for (const [s, off] of subscriptions) {
+        if (running.has(s)) continue;
+        off();
+        subscriptions.delete(s);
       }
+      for (const s of props.stores.started()) if (!subscriptions.has(s)) subscriptions.set(s, s.subscribe(bump));
       bump();
     };
     watchAll();
-    const offStart = props.stores.onStart(watchAll);
+    const offStart = props.stores.onChange(watchAll);
     return () => {
       offStart();
       for (const off of subscriptions.values()) off();

@@ -1,16 +1,22 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ListWatchStore } from '../store/list-watch-store.js';
 import type { ResourceName, ResourceTypes } from '../store/resources.js';
-import type { Stores } from '../store/stores.js';
+import type { StoreScope, Stores } from '../store/stores.js';
 
 /**
- * The store of a resource, re-rendering the calling view at most once per animation frame however many watch
- * events arrive: a rack failure sends hundreds a second, the screen needs one paint.
+ * The store of a resource (or of a scope of it), held while the calling view is shown, re-rendering the view at most
+ * once per animation frame however many watch events arrive: a rack failure sends hundreds a second, the screen
+ * needs one paint.
  */
-export function useStore<N extends ResourceName>(stores: Stores, name: N): ListWatchStore<ResourceTypes[N]> {
-  const store = stores.get(name);
+export function useStore<N extends ResourceName>(
+  stores: Stores,
+  name: N,
+  scope?: StoreScope,
+): ListWatchStore<ResourceTypes[N]> {
+  const store = stores.get(name, scope);
   const [, setTick] = useState(0);
   useEffect(() => {
+    const release = stores.hold(store);
     let frame = 0;
     const unsubscribe = store.subscribe(() => {
       if (frame !== 0) return;
@@ -21,9 +27,10 @@ export function useStore<N extends ResourceName>(stores: Stores, name: N): ListW
     });
     return () => {
       unsubscribe();
+      release();
       if (frame !== 0) cancelAnimationFrame(frame);
     };
-  }, [store]);
+  }, [stores, store]);
   return store;
 }
 

@@ -1,22 +1,43 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
+import { useMemo } from 'preact/hooks';
 import { age, humanDuration } from '../../cli/age.js';
 import type { Event } from '../../core/event.js';
 import type { Lease } from '../../core/lease.js';
 import type { Node } from '../../core/node.js';
 import { rowOf, taintText } from '../model/node-row.js';
+import { ALL_PODS, selectPods, sortKeys } from '../model/pod-row.js';
 import { hrefOf } from '../model/route.js';
+import { fieldScope } from '../store/resources.js';
 import type { Stores } from '../store/stores.js';
 import { ConditionBadge, NodeStatusBadges } from './badges.js';
 import { EventTable } from './events-view.js';
 import { useNow, useStore, useTitle } from './hooks.js';
+import { PodTable } from './pod-table.js';
+import { VerdictTimeline } from './verdict-timeline.js';
 
-/**
- * Extra sections of the node page, each given the node and the stores. Pods on the node and its Verdict timeline
- * (`sheepctl explain node` as a page) go here once the API serves them; each reads its own store by name.
- */
-export type NodeSection = (props: { node: Node; stores: Stores; now: number }) => VNode | null;
-export const NODE_SECTIONS: NodeSection[] = [];
+/** The pods bound to the node, from a watch of just those (`spec.nodeName`), so a big cluster costs nothing here. */
+function NodePods(props: { stores: Stores; node: string; now: number }): VNode {
+  const pods = useStore(props.stores, 'pods', fieldScope('spec.nodeName', props.node, `pods on ${props.node}`));
+  const rows = useMemo(
+    () =>
+      selectPods(
+        sortKeys(pods.keys()).map((k) => pods.get(k)),
+        ALL_PODS,
+      ),
+    [pods.version],
+  );
+  return html`<section class="panel" aria-labelledby="node-pods-title">
+    <h2 id="node-pods-title">Pods</h2>
+    <${PodTable}
+      rows=${rows}
+      now=${props.now}
+      limit=${500}
+      empty=${pods.status.phase === 'live' ? 'No pods on this node.' : 'Loading…'}
+    />
+    <div class="links"><a href=${hrefOf({ view: 'pods', node: props.node })}>In the Pods view</a></div>
+  </section>`;
+}
 
 function Facts(props: { node: Node; now: number }): VNode {
   const { node, now } = props;
@@ -164,7 +185,7 @@ function eventsOf(events: Iterable<Event>, name: string): Event[] {
   return out.sort((a, b) => (a.lastTimestamp < b.lastTimestamp ? 1 : a.lastTimestamp > b.lastTimestamp ? -1 : 0));
 }
 
-/** One node: its conditions, lease, taints with their age and its events, live. */
+/** One node: its conditions, lease, taints with their age, pods, Verdicts and events, live. */
 export function NodeDetail(props: { stores: Stores; name: string }): VNode {
   useTitle(props.name);
   const nodes = useStore(props.stores, 'nodes');
@@ -192,7 +213,8 @@ export function NodeDetail(props: { stores: Stores; name: string }): VNode {
     </div>
     <${Conditions} node=${node} now=${now} />
     <${Taints} node=${node} now=${now} />
-    ${NODE_SECTIONS.map((Section) => html`<${Section} node=${node} stores=${props.stores} now=${now} />`)}
+    <${NodePods} stores=${props.stores} node=${props.name} now=${now} />
+    <${VerdictTimeline} stores=${props.stores} node=${props.name} now=${now} />
     <section class="panel" aria-labelledby="node-events-title">
       <h2 id="node-events-title">Events</h2>
       <${EventTable} events=${eventsOf(events.values(), props.name)} now=${now} limit=${200} />

@@ -9,7 +9,7 @@ import { hrefOf } from '../model/route.js';
 import type { Stores } from '../store/stores.js';
 import { NodeStatusBadges } from './badges.js';
 import { useNow, useStore, useTitle } from './hooks.js';
-import { ROW_HEIGHT, useTableWindow } from './table-window.js';
+import { Spacer, useTableWindow } from './table-window.js';
 
 function nodeRow(node: Node | undefined): NodeRow[] {
   return node === undefined ? [] : [rowOf(node)];
@@ -107,10 +107,6 @@ function Filters(props: {
       >Showing ${props.shown.toLocaleString('en')} of ${props.total.toLocaleString('en')} nodes</span
     >
   </div>`;
-}
-
-function Spacer(props: { rows: number }): VNode | null {
-  return props.rows > 0 ? html`<tr aria-hidden="true" style=${{ height: `${props.rows * ROW_HEIGHT}px` }}></tr>` : null;
 }
 
 /**

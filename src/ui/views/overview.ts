@@ -71,7 +71,9 @@ export function Overview(props: { session: Session }): VNode {
                   : 'Loading zones…'
               }
             </p>`
-          : html`<div class="zones">${zones.map((z) => html`<${ZoneCard} key=${z.metadata.name} zone=${z} />`)}</div>`
+          : html`<div class="zones">
+              ${zones.map((z) => html`<${ZoneCard} key=${z.metadata.name} zone=${z} now=${now} />`)}
+            </div>`
       }
     </section>
     <section class="panel chart"><${NotReadyChart} session=${props.session} /></section>`;

@@ -1,4 +1,5 @@
-import type { RefObject } from 'preact';
+import { html } from 'htm/preact';
+import type { RefObject, VNode } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { visibleRange } from '../model/virtual-window.js';
 
@@ -33,7 +34,7 @@ export interface TableWindow {
   start: number;
   end: number;
   onScroll: () => void;
-  /** On the tbody: moves focus between rows (`tr[data-index] a`) and scrolls to keep it in view. */
+  /** On the tbody: moves focus between rows (their first link) and scrolls to keep it in view. */
   onKeyDown: (e: KeyboardEvent) => void;
 }
 
@@ -57,7 +58,7 @@ export function useTableWindow(total: number): TableWindow {
   // A layout effect: focus moves in the same turn as the keypress that asked for it.
   useLayoutEffect(() => {
     if (focusIndex === undefined) return;
-    const link = scroller.current?.querySelector<HTMLAnchorElement>(`tr[data-index="${focusIndex}"] a`);
+    const link = scroller.current?.querySelector<HTMLElement>(`tr[data-index="${focusIndex}"] :is(a, [tabindex="0"])`);
     link?.focus({ preventScroll: true });
   }, [focusIndex, scrollTop]);
 
@@ -78,4 +79,9 @@ export function useTableWindow(total: number): TableWindow {
   };
   const { start, end } = visibleRange(Math.max(0, scrollTop - HEADER_HEIGHT), viewport, ROW_HEIGHT, total);
   return { scroller, start, end, onScroll: () => setScrollTop(scroller.current?.scrollTop ?? 0), onKeyDown };
+}
+
+/** Stands in for `rows` rows outside the window, so the scroll bar has the whole table's height. */
+export function Spacer(props: { rows: number }): VNode | null {
+  return props.rows > 0 ? html`<tr aria-hidden="true" style=${{ height: `${props.rows * ROW_HEIGHT}px` }}></tr>` : null;
 }

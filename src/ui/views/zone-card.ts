@@ -1,7 +1,10 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
+import { humanDuration } from '../../cli/age.js';
 import type { Zone, ZoneState } from '../../core/zone.js';
+import { clockTime } from '../../core/verdict-format.js';
 import { hrefOf } from '../model/route.js';
+import { taintQueueOf, type TaintQueue } from '../model/taint-queue.js';
 import { ZONE_TONE, ZoneStateBadge } from './badges.js';
 
 /** What each state means for tainting, in the controller's terms (kube-controller-manager's zone states). */
@@ -19,11 +22,40 @@ export function rateText(rate: number): string {
   return rate === 0 ? 'stopped (0/s)' : `${Number(rate.toFixed(4))} taints/s`;
 }
 
-/**
- * One zone as its Zone object says. The controller's taint queue (which nodes wait, and when the next taint is
- * due) is not published through the API, so the card says so instead of guessing (docs/dashboard.md#taint-queue).
- */
-export function ZoneCard(props: { zone: Zone }): VNode {
+/** The nodes after the first: `then n2, n3, n4, …`. */
+function thenText(queue: TaintQueue): string {
+  const names = queue.next.slice(1, 4).map((n) => n.node);
+  return `then ${names.join(', ')}${queue.length > 1 + names.length ? ', …' : ''}`;
+}
+
+/** How many nodes wait, and the first few with the time each may be tainted (docs/dashboard.md#taint-queue). */
+function QueueFacts(props: { queue: TaintQueue | undefined; rate: number; now: number }): VNode {
+  const { queue, now } = props;
+  if (queue === undefined)
+    return html`<dt>Taint queue</dt>
+      <dd data-field="taintQueue">empty</dd>`;
+  const first = queue.next[0];
+  const when = (at: number | undefined): string =>
+    at === undefined
+      ? props.rate === 0
+        ? 'held: tainting is stopped in this zone'
+        : 'time not known'
+      : `${clockTime(new Date(at).toISOString(), now)} (${at > now ? `in ${humanDuration(at - now)}` : 'due'})`;
+  return html`<dt>Taint queue</dt>
+    <dd data-field="taintQueue">${queue.length} waiting for a NoExecute taint</dd>
+    ${
+      first === undefined
+        ? null
+        : html`<dt>Next taint</dt>
+            <dd data-field="nextTaint">
+              <a href=${hrefOf({ view: 'node', name: first.node })}>${first.node}</a> ${when(first.at)}
+              ${queue.next.length > 1 ? html`<div class="muted">${thenText(queue)}</div>` : null}
+            </dd>`
+    }`;
+}
+
+/** One zone as its Zone object and the controller's annotations on it say. */
+export function ZoneCard(props: { zone: Zone; now: number }): VNode {
   const { metadata, status } = props.zone;
   const id = `zone-${metadata.name}`;
   const pct = status.nodes === 0 ? 0 : Math.round((100 * status.notReady) / status.nodes);
@@ -43,8 +75,7 @@ export function ZoneCard(props: { zone: Zone }): VNode {
       <dd data-field="notReady">${status.notReady}${status.nodes > 0 ? ` (${pct}%)` : ''}</dd>
       <dt>Eviction rate</dt>
       <dd data-field="evictionRate">${rateText(status.evictionRate)}</dd>
-      <dt>Taint queue</dt>
-      <dd class="muted">not reported by the API</dd>
+      <${QueueFacts} queue=${taintQueueOf(props.zone)} rate=${status.evictionRate} now=${props.now} />
     </dl>
     <p class="explain">${EXPLAIN[status.state]}</p>
     <div class="links"><a href=${hrefOf({ view: 'nodes', zone: metadata.name })}>Nodes in ${metadata.name}</a></div>

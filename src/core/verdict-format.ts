@@ -1,5 +1,5 @@
-import { parseTime } from '../core/clock.js';
-import type { Verdict } from '../core/verdict.js';
+import { parseTime } from './clock.js';
+import type { Verdict } from './verdict.js';
 
 /** Decision time of a verdict in ms (its evidence's observedAt; NaN when unparsable). */
 export const decidedAt = (v: Verdict): number => parseTime(v.evidence.observedAt);
