@@ -127,5 +127,5 @@ export function formatToleration(t: Toleration): string {
   const effect = t.effect ? `:${t.effect}` : '';
   const op = t.operator === 'Exists' ? ' op=Exists' : '';
   const seconds = t.tolerationSeconds === undefined ? '' : ` for ${t.tolerationSeconds}s`;
-  return `${key}${effect}${op}${seconds}` || 'op=Exists';
+  return `${key}${effect}${op}${seconds}`.trim();
 }

@@ -23,24 +23,22 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /**
  * The objects of a manifest: YAML documents separated by `---`, or JSON (a JSON text is a YAML document too).
- * A `kind: List` document stands for its `items`. Empty documents are skipped. A document that cannot be read
+ * A `kind: List` document stands for its `items`. Empty documents are skipped (but counted). A document that cannot be read
  * (bad syntax, no kind, a kind the API does not serve, no name) becomes an error entry; the others are kept.
  */
 export function parseManifest(text: string, source: string): ManifestDocument[] {
   const out: ManifestDocument[] = [];
   let index = 0;
   for (const doc of parseAllDocuments(text)) {
-    if (doc.contents === null && doc.errors.length === 0) continue;
+    // Numbered by place in the file, empty ones too, so "document 3" is the third between the `---` lines.
     index++;
     if (doc.errors.length > 0) {
-      out.push({
-        source,
-        index,
-        error: `not valid YAML or JSON: ${(doc.errors[0]?.message ?? 'parse error').split('\n')[0]}`,
-      });
+      const message = (doc.errors[0]?.message ?? 'parse error').split('\n')[0];
+      out.push({ source, index, error: `not valid YAML or JSON: ${message}` });
       continue;
     }
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    if (value === null || value === undefined) continue;
     if (isRecord(value) && value['kind'] === 'List' && Array.isArray(value['items'])) {
       for (const item of value['items']) out.push(toDocument(item, source, index));
       continue;

@@ -187,7 +187,14 @@ export function podEvent(
       name: o.object ?? 'web-5d4f8-a1',
       ...(o.namespace === undefined ? {} : { namespace: o.namespace }),
     },
-    source: { component: o.kind === 'Deployment' ? 'deployment-controller' : 'scheduler' },
+    source: {
+      component:
+        o.kind === 'Deployment'
+          ? 'deployment-controller'
+          : o.reason.startsWith('TaintManager')
+            ? 'taint-eviction-controller'
+            : 'scheduler',
+    },
     count: 1,
     firstTimestamp: before(o.ago),
     lastTimestamp: before(o.ago),
