@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { MAX_ANNOTATIONS_BYTES, utf8Bytes } from '../core/limits.js';
 
 /**
  * The annotation `apply` (and `create`, as `kubectl create --save-config`) keeps the applied manifest in, as
@@ -78,6 +79,22 @@ export function withLastApplied(manifest: Json): Json {
     ...manifest,
     metadata: { ...metadata, annotations: { ...annotations, [LAST_APPLIED_ANNOTATION]: lastAppliedText(manifest) } },
   };
+}
+
+/**
+ * The UTF-8 bytes the manifest's annotations take with the last-applied record among them: the server refuses an
+ * object whose annotations (keys and values) exceed MAX_ANNOTATIONS_BYTES.
+ */
+export function annotationBytesWithLastApplied(manifest: Json): number {
+  const annotations = (withLastApplied(manifest)['metadata'] as Json)['annotations'] as Record<string, string>;
+  let size = 0;
+  for (const [k, v] of Object.entries(annotations)) size += utf8Bytes(k) + utf8Bytes(String(v));
+  return size;
+}
+
+/** Whether the last-applied record fits beside the manifest's own annotations. */
+export function lastAppliedFits(manifest: Json): boolean {
+  return annotationBytesWithLastApplied(manifest) <= MAX_ANNOTATIONS_BYTES;
 }
 
 /** The last applied manifest recorded on a stored object, or undefined (never applied, or unreadable). */

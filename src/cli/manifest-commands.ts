@@ -2,8 +2,15 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ResourceClient, Writable } from '../client/api-client.js';
 import { isReason } from '../core/errors.js';
 import { KIND_OF, type AnyObject, type Resource } from '../core/kinds.js';
+import { formatByteSize, MAX_ANNOTATIONS_BYTES } from '../core/limits.js';
 import { DEFAULT_NAMESPACE } from '../core/pod.js';
-import { appliedObject, withLastApplied } from './apply-merge.js';
+import {
+  annotationBytesWithLastApplied,
+  appliedObject,
+  LAST_APPLIED_ANNOTATION,
+  lastAppliedFits,
+  withLastApplied,
+} from './apply-merge.js';
 import { CliError, type CliDeps } from './cli-context.js';
 import { describeError } from './error-message.js';
 import { documentLabel, parseManifest, type ManifestDocument } from './manifest.js';
@@ -65,7 +72,8 @@ async function runOne(
   const opts = deps.signal ? { signal: deps.signal } : {};
   switch (action) {
     case 'create':
-      await rc.create(withLastApplied(object) as Writable<AnyObject>, opts);
+      // As kubectl create --save-config; a manifest too large for the record is created without it.
+      await rc.create((lastAppliedFits(object) ? withLastApplied(object) : object) as Writable<AnyObject>, opts);
       return 'created';
     case 'delete':
       await rc.delete(doc.name, {
@@ -81,6 +89,12 @@ async function runOne(
 /** Create, or merge into what is stored (apply-merge.ts) and replace it with its resourceVersion; retried on 409. */
 async function apply(deps: CliDeps, rc: ResourceClient<AnyObject>, name: string, object: Json): Promise<string> {
   const opts = deps.signal ? { signal: deps.signal } : {};
+  if (!lastAppliedFits(object)) {
+    const size = formatByteSize(annotationBytesWithLastApplied(object));
+    throw new CliError(
+      `too large to apply: with the manifest recorded in the ${LAST_APPLIED_ANNOTATION} annotation the annotations would take ${size}, more than the ${formatByteSize(MAX_ANNOTATIONS_BYTES)} an object may carry; use create (and delete and create to change it)`,
+    );
+  }
   for (let attempt = 1; ; attempt++) {
     const current = await getOptional(rc, name, deps.signal);
     try {

@@ -134,7 +134,7 @@ export function viewFor(resource: Resource, deps: CliDeps, wide: boolean, allNam
       return {
         ...plain((o) => podRow(o as Pod, now, wide, allNamespaces), podHeaders(wide, allNamespaces), byKey),
         paged: true,
-        watchReserve: podHeaders(wide, allNamespaces).map((h) => (h === 'STATUS' ? 'Terminating' : undefined)),
+        watchReserve: podHeaders(wide, allNamespaces).map((h) => (h === 'STATUS' ? 'CrashLoopBackOff' : undefined)),
       };
     case 'deployments':
       return {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { LAST_APPLIED_ANNOTATION } from '../../src/cli/apply-merge.js';
 import { runDelete } from '../../src/cli/delete.js';
 import { runManifests, type ManifestAction } from '../../src/cli/manifest-commands.js';
 import { runScale } from '../../src/cli/scale.js';
@@ -165,4 +166,35 @@ test('delete pod --grace-period 0 removes a bound pod at once; without it the de
   assert.ok((await c.pods('default').get('solo')).metadata.deletionTimestamp, 'graceful: marked, not gone');
   assert.equal(await runDelete(testDeps(c), 'pods', ['solo'], undefined, 0), 0);
   await assert.rejects(c.pods('default').get('solo'), /not found/);
+});
+
+test('a manifest too large for the last-applied record: apply refuses it, create writes it without the record', async () => {
+  const big = 'x'.repeat(30 * 1024);
+  const text = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'big' },
+    spec: {
+      containers: [
+        {
+          name: 'app',
+          env: [
+            { name: 'A', value: big },
+            { name: 'B', value: big },
+            { name: 'C', value: big },
+          ],
+        },
+      ],
+    },
+  });
+  const c = fresh();
+  const applied = testDeps(c, { stdin: async () => text });
+  assert.equal(await run(applied, 'apply', ['-']), 1);
+  assert.match(applied.err.text, /stdin, document 1 \(pod\/big\): too large to apply: .* more than the 64 KiB/);
+  const created = testDeps(c, { stdin: async () => text });
+  assert.equal(await run(created, 'create', ['-']), 0);
+  assert.equal((await c.pods('default').get('big')).metadata.annotations, undefined);
+  // A small one carries the record.
+  await run(testDeps(c), 'create', [WEB]);
+  assert.match((await c.pods('default').get('solo')).metadata.annotations?.[LAST_APPLIED_ANNOTATION] ?? '', /"solo"/);
 });
