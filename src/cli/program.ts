@@ -231,7 +231,7 @@ export type Runner = (
 ) => Promise<void>;
 
 interface DeleteFlags {
-  filename: string[];
+  filename?: string[];
   namespace?: string;
   gracePeriod?: number;
 }
@@ -320,7 +320,6 @@ function addObjectCommands(program: Command, run: Runner, io: ProgramIo): void {
       '-f, --filename <file>',
       'delete the objects of this manifest (file, directory, or - for stdin); repeatable',
       collect,
-      [],
     )
     .option('-n, --namespace <namespace>', NAMESPACE_HELP)
     .option(
@@ -330,7 +329,7 @@ function addObjectCommands(program: Command, run: Runner, io: ProgramIo): void {
     )
     .action(async (resource: string | undefined, names: string[], f: DeleteFlags, cmd: Command) => {
       await run(cmd, (deps, server) => {
-        if (f.filename.length > 0) {
+        if (f.filename !== undefined) {
           if (resource !== undefined) throw new UsageError('give either -f FILE or RESOURCE NAME..., not both');
           return runManifests(deps, 'delete', {
             files: f.filename,

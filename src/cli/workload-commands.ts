@@ -6,8 +6,8 @@ import { resolveResource } from './resource-names.js';
 import { runScale } from './scale.js';
 
 /** commander collector for a repeatable option (`-f a.yaml -f b.yaml`). */
-export function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** commander argParser for a whole number of seconds or replicas, 0 or more. */
@@ -31,7 +31,7 @@ Examples:
   sheepctl create -f manifests/            # every .yaml, .yml and .json file of the directory, in name order`;
 
 interface ManifestFlags {
-  filename: string[];
+  filename?: string[];
   namespace?: string;
 }
 
@@ -50,7 +50,6 @@ export function addManifestCommands(program: Command, run: Runner): void {
         '-f, --filename <file>',
         'a manifest file, a directory of them, or - for standard input; repeatable',
         collect,
-        [],
       )
       .option(
         '-n, --namespace <namespace>',
@@ -59,7 +58,7 @@ export function addManifestCommands(program: Command, run: Runner): void {
       .addHelpText('after', MANIFEST_HELP)
       .action(async (f: ManifestFlags, cmd: Command) => {
         await run(cmd, (deps, server) => {
-          if (f.filename.length === 0) throw new UsageError(`${action} needs -f FILE`);
+          if (f.filename === undefined) throw new UsageError(`${action} needs -f FILE`);
           return runManifests(deps, action, { files: f.filename, namespace: f.namespace, server });
         });
       });
