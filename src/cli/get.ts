@@ -2,6 +2,7 @@ import type { ListOptions, ResourceClient } from '../client/api-client.js';
 import { watchWithResume } from '../client/watch-resume.js';
 import { isReason } from '../core/errors.js';
 import type { AnyObject, Resource } from '../core/kinds.js';
+import { DEFAULT_NAMESPACE } from '../core/pod.js';
 import { CliError, UsageError, type CliDeps } from './cli-context.js';
 import {
   encodeObject,
@@ -110,7 +111,11 @@ async function printPages(
 }
 
 async function printNothingFound(deps: CliDeps, o: GetOptions, view: ResourceView): Promise<void> {
-  deps.err.write('No resources found\n');
+  // kubectl names the namespace it looked in.
+  const workload = (o.resource === 'pods' || o.resource === 'deployments') && o.allNamespaces !== true;
+  deps.err.write(
+    workload ? `No resources found in ${o.namespace ?? DEFAULT_NAMESPACE} namespace.\n` : 'No resources found\n',
+  );
   // Who leads (or that the controller is holding back) matters most when nothing is listed yet.
   if (o.output !== 'name') {
     const footer = await view.footer([]);

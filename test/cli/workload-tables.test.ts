@@ -155,3 +155,12 @@ test('-A is refused with names and for kinds without namespaces', async () => {
   await assert.rejects(runGet(testDeps(client()), get('pods', { allNamespaces: true, names: ['x'] })), /by name/);
   await assert.rejects(runGet(testDeps(client()), get('nodes', { allNamespaces: true })), /pods and deployments/);
 });
+
+test('nothing found names the namespace for pods and deployments, as kubectl does', async () => {
+  const d = testDeps(client());
+  assert.equal(await runGet(d, get('deployments', { namespace: 'empty' })), 0);
+  assert.equal(d.err.text, 'No resources found in empty namespace.\n');
+  const all = testDeps(new FakeApiClient());
+  assert.equal(await runGet(all, get('pods', { allNamespaces: true })), 0);
+  assert.equal(all.err.text, 'No resources found\n');
+});

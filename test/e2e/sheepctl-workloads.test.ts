@@ -209,6 +209,6 @@ describe('sheepctl workloads end to end', { timeout: 120_000 }, () => {
       timeoutMs: 30_000,
     });
     const none = await sheepctl('get', 'deployments');
-    assert.equal(none.stderr, 'No resources found\n');
+    assert.equal(none.stderr, 'No resources found in default namespace.\n');
   });
 });
