@@ -7,6 +7,7 @@ import { podReady, podRestarts, podStatus } from '../../src/cli/pod-table.js';
 import type { Node } from '../../src/core/node.js';
 import type { Pod } from '../../src/core/pod.js';
 import { FakeApiClient } from '../support/fake-api-client.js';
+import { flush } from '../support/fake-clock.js';
 import { assertGolden, testDeps } from './capture.js';
 import { NODES } from './fixtures.js';
 import { NOW, PODS, running, wdeployment, wpod } from './workload-fixtures.js';
@@ -163,4 +164,24 @@ test('nothing found names the namespace for pods and deployments, as kubectl doe
   const all = testDeps(new FakeApiClient());
   assert.equal(await runGet(all, get('pods', { allNamespaces: true })), 0);
   assert.equal(all.err.text, 'No resources found\n');
+});
+
+test('get pods -A -w: the list, then a row per change of any namespace, in the same columns', async () => {
+  const c = client();
+  const stop = new AbortController();
+  const d = testDeps(c, { signal: stop.signal });
+  const done = runGet(d, get('pods', { allNamespaces: true, watch: true }));
+  await flush();
+  assert.equal(d.out.text.split('\n').filter(Boolean).length, 7, 'header and six pods');
+  c.put('pods', wpod('late', { created: 0, namespace: 'team-b', phase: 'Pending' }));
+  await flush();
+  const lines = d.out.text.split('\n').filter(Boolean);
+  const header = lines[0] ?? '';
+  const row = lines.at(-1) ?? '';
+  assert.match(row, /^team-b +late +0\/1 +Pending +0 +<none> +0s$/);
+  for (const col of ['NAME', 'READY', 'STATUS', 'RESTARTS', 'NODE', 'AGE']) {
+    assert.equal(row[header.search(new RegExp(`\\b${col}\\b`)) - 1], ' ', `${col} lines up`);
+  }
+  stop.abort();
+  assert.equal(await done, 0);
 });
