@@ -2,12 +2,8 @@ import { Command, Option } from 'commander';
 import { EventTypeSchema } from '../core/event.js';
 import { KIND_OF } from '../core/kinds.js';
 import { UsageError, type CliDeps, type OutStream } from './cli-context.js';
-import { runDelete } from './delete.js';
-import { runDescribeNode } from './describe.js';
-import { runDescribeDeployment } from './describe-deployment.js';
-import { runDescribePod } from './describe-pod.js';
-import { runManifests } from './manifest-commands.js';
-import { addManifestCommands, collect, parseSeconds } from './workload-commands.js';
+import { addDeleteCommand, addDescribeCommand, NAMESPACE_HELP } from './object-commands.js';
+import { addManifestCommands } from './workload-commands.js';
 import { runExplainNode } from './explain-node.js';
 import { runExplainZone } from './explain-zone.js';
 import { runVerdicts } from './verdicts.js';
@@ -72,10 +68,6 @@ interface GetFlags {
 }
 
 /** The flags `get` and its shortcuts (`nodes`, `events`, `zones`, `leases`) share. */
-/** `-n`: what it names depends on the resource; pods and deployments default to `default`, leases to node-lease. */
-export const NAMESPACE_HELP =
-  'namespace of pods and deployments (default "default") or of leases (node-lease, the default, or shepherd-system)';
-
 function addListFlags(cmd: Command, options: { namespace?: boolean; labels?: boolean } = {}): Command {
   cmd
     .addOption(
@@ -230,12 +222,6 @@ export type Runner = (
   watch?: boolean,
 ) => Promise<void>;
 
-interface DeleteFlags {
-  filename?: string[];
-  namespace?: string;
-  gracePeriod?: number;
-}
-
 /** `get` and its shortcuts `nodes`, `zones`, `leases`, `events`. */
 function addListCommands(program: Command, run: Runner): void {
   addListFlags(
@@ -282,68 +268,10 @@ function addListCommands(program: Command, run: Runner): void {
   });
 }
 
-/** `describe`, `delete` and `version`. */
+/** `describe`, `delete` (object-commands.ts) and `version`. */
 function addObjectCommands(program: Command, run: Runner, io: ProgramIo): void {
-  program
-    .command('describe')
-    .description(
-      'show one object in detail: a node (conditions, taints, lease, zone, verdict), a pod (node, status, containers, tolerations, owner) or a deployment (replicas, strategy, template, its pods), with its recent events',
-    )
-    .argument('<resource>', 'node, pod or deployment')
-    .argument('<name>', 'object name')
-    .option('-n, --namespace <namespace>', 'namespace of the pod or deployment (default "default")')
-    .action(async (resource: string, name: string, f: { namespace?: string }, cmd: Command) => {
-      await run(cmd, (deps) => {
-        switch (resolveResource(resource)) {
-          case 'nodes':
-            return runDescribeNode(deps, name);
-          case 'pods':
-            return runDescribePod(deps, name, f.namespace);
-          case 'deployments':
-            return runDescribeDeployment(deps, name, f.namespace);
-          default:
-            throw new UsageError(
-              'describe supports node, pod and deployment; use "sheepctl get RESOURCE NAME -o yaml" for the others',
-            );
-        }
-      });
-    });
-
-  program
-    .command('delete')
-    .description(
-      'delete objects by name, or those of manifests with -f (a node takes its lease along, a deployment its pods; a pod on a node stops gracefully)',
-    )
-    .argument('[resource]', 'node, lease, event, zone, pod or deployment (not with -f)')
-    .argument('[names...]', 'names of the objects to delete')
-    .option(
-      '-f, --filename <file>',
-      'delete the objects of this manifest (file, directory, or - for stdin); repeatable',
-      collect,
-    )
-    .option('-n, --namespace <namespace>', NAMESPACE_HELP)
-    .option(
-      '--grace-period <seconds>',
-      "pods: seconds to stop before SIGKILL, instead of the pod's terminationGracePeriodSeconds; 0 removes the object at once",
-      parseSeconds,
-    )
-    .action(async (resource: string | undefined, names: string[], f: DeleteFlags, cmd: Command) => {
-      await run(cmd, (deps, server) => {
-        if (f.filename !== undefined) {
-          if (resource !== undefined) throw new UsageError('give either -f FILE or RESOURCE NAME..., not both');
-          return runManifests(deps, 'delete', {
-            files: f.filename,
-            namespace: f.namespace,
-            gracePeriodSeconds: f.gracePeriod,
-            server,
-          });
-        }
-        if (resource === undefined || names.length === 0) {
-          throw new UsageError('name what to delete: RESOURCE NAME... or -f FILE');
-        }
-        return runDelete(deps, resolveResource(resource), names, f.namespace, f.gracePeriod);
-      });
-    });
+  addDescribeCommand(program, run);
+  addDeleteCommand(program, run);
 
   program
     .command('version')
