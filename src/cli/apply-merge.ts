@@ -20,15 +20,18 @@ function isRecord(v: unknown): v is Json {
  *   another client set there stays (`sheepctl scale`'s replicas, the pod tolerations the server adds).
  * - A field the manifest changed takes the manifest's value; objects merge key by key; lists are replaced whole.
  * - A field the last manifest had and this one drops is removed.
+ * - A nested object whose `type` changes is replaced whole (changesType).
  * Without a last manifest, a stored list that begins with the manifest's list is kept (the server appends to
  * some lists, such as the default tolerations of a pod).
  */
-export function mergeApplied(current: unknown, last: unknown, desired: unknown): unknown {
+export function mergeApplied(current: unknown, last: unknown, desired: unknown, depth = 0): unknown {
   if (last !== undefined && isDeepStrictEqual(desired, last)) return current === undefined ? desired : current;
-  if (isRecord(desired) && isRecord(current)) {
+  if (isRecord(desired) && isRecord(current) && !(depth > 0 && changesType(current, desired))) {
     const out: Json = { ...current };
     const lastRecord = isRecord(last) ? last : undefined;
-    for (const [key, value] of Object.entries(desired)) out[key] = mergeApplied(current[key], lastRecord?.[key], value);
+    for (const [key, value] of Object.entries(desired)) {
+      out[key] = mergeApplied(current[key], lastRecord?.[key], value, depth + 1);
+    }
     for (const key of Object.keys(lastRecord ?? {})) if (!(key in desired)) delete out[key];
     return out;
   }
@@ -36,6 +39,15 @@ export function mergeApplied(current: unknown, last: unknown, desired: unknown):
     return current;
   }
   return desired;
+}
+
+/**
+ * A nested object whose `type` the manifest changes is replaced whole, as Kubernetes' retainKeys patch strategy
+ * replaces a Deployment's `strategy`: the fields of the old type (RollingUpdate's `rollingUpdate`) do not belong
+ * to the new one (Recreate).
+ */
+function changesType(current: Json, desired: Json): boolean {
+  return typeof desired['type'] === 'string' && desired['type'] !== current['type'];
 }
 
 function startsWith(list: unknown[], prefix: unknown[]): boolean {

@@ -100,6 +100,14 @@ test('mergeApplied: unchanged since the last apply keeps the stored value; a cha
   });
 });
 
+test('mergeApplied replaces a nested object whose type changes (a Deployment strategy), as retainKeys does', () => {
+  const current = { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } } };
+  assert.deepEqual(mergeApplied(current, { strategy: {} }, { strategy: { type: 'Recreate' } }), {
+    strategy: { type: 'Recreate' },
+  });
+  assert.deepEqual(mergeApplied(current, undefined, { strategy: { type: 'RollingUpdate' } }), current);
+});
+
 test('appliedObject keeps resourceVersion, status and server metadata; equal to the stored object when nothing changed', () => {
   const manifest = {
     apiVersion: 'apps/v1',
