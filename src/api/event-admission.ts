@@ -23,9 +23,9 @@ export function controlPlaneSourceProblem(who: string, body: unknown): string | 
 /**
  * What a node may say in an Event (Kubernetes' NodeRestriction for events, tightened): it is about the node
  * itself, and when it names a host, the host is the node. `involvedPod` is the stored Pod an Event with
- * `involvedObject.kind: Pod` is about: a node may report on a Pod bound to it (`spec.nodeName`). An Event's
- * involvedObject has no namespace yet, so auth-hooks.ts cannot look the Pod up and passes nothing: a node's Events
- * about Pods are refused until it has one (agents write none today).
+ * `involvedObject.kind: Pod` is about: a node may report on a Pod bound to it (`spec.nodeName`). auth-hooks.ts does
+ * not look that Pod up yet (it would need `involvedObject.namespace`, which the controllers set) and passes nothing:
+ * a node's Events about Pods are refused (agents write none today).
  */
 export function nodeEventProblem(node: string, who: string, body: unknown, involvedPod?: unknown): string | undefined {
   const kind = stringAt(body, 'involvedObject', 'kind');

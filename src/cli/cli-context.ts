@@ -19,6 +19,8 @@ export interface CliDeps {
   clock: Clock;
   /** Ends `-w` quietly (SIGINT in main). */
   signal?: AbortSignal | undefined;
+  /** Reads standard input whole (`-f -`); absent where there is none. */
+  stdin?: (() => Promise<string>) | undefined;
 }
 
 /** A failure the CLI explains itself: printed as `sheepctl: <message>`, exit code 1. */

@@ -186,7 +186,7 @@ function describeVerdict(name: string, v: Verdict | 'unknown' | undefined, now: 
 }
 
 /** Oldest first, as kubectl describe lists them, so the newest line sits just above the prompt. */
-function describeEvents(events: Event[], now: number, colour: boolean): string {
+export function describeEvents(events: Event[], now: number, colour: boolean): string {
   if (events.length === 0) return 'Events:  <none>\n';
   const sorted = [...events].sort((a, b) => (parseTime(a.lastTimestamp) || 0) - (parseTime(b.lastTimestamp) || 0));
   const table = new TablePrinter(['TYPE', 'REASON', 'AGE', 'FROM', 'MESSAGE'], { indent: '  ' });

@@ -2,7 +2,8 @@ import type { ListOptions, ResourceClient } from '../client/api-client.js';
 import { watchWithResume } from '../client/watch-resume.js';
 import { isReason } from '../core/errors.js';
 import type { AnyObject, Resource } from '../core/kinds.js';
-import { CliError, type CliDeps } from './cli-context.js';
+import { DEFAULT_NAMESPACE } from '../core/pod.js';
+import { CliError, UsageError, type CliDeps } from './cli-context.js';
 import {
   encodeObject,
   encodeWatched,
@@ -28,8 +29,10 @@ export interface GetOptions {
   fieldSelector?: string | undefined;
   /** Events only: keep these types (Normal, Warning). */
   types?: string[] | undefined;
-  /** Lease namespace (default `node-lease`). */
+  /** Namespace of pods and deployments (default `default`) or of leases (default `node-lease`). */
   namespace?: string | undefined;
+  /** `-A`: pods and deployments of every namespace, with a NAMESPACE column. */
+  allNamespaces?: boolean | undefined;
   watch?: boolean | undefined;
   noHeaders?: boolean | undefined;
   /** With -w: an EVENT column (ADDED, MODIFIED, DELETED), or {type, object} documents for json/yaml. */
@@ -46,8 +49,14 @@ interface Fetched {
 
 /** `sheepctl get RESOURCE [NAME...]`: prints, then with -w follows changes until deps.signal aborts. */
 export async function runGet(deps: CliDeps, o: GetOptions): Promise<number> {
-  const rc = resourceClient(deps.client, o.resource, o.namespace);
-  const view = viewFor(o.resource, deps, o.output === 'wide');
+  const all = o.allNamespaces === true;
+  if (all && o.resource !== 'pods' && o.resource !== 'deployments') {
+    throw new UsageError(`-A (all namespaces) lists pods and deployments, not ${o.resource}`);
+  }
+  if (all && o.names.length > 0)
+    throw new UsageError('an object cannot be read by name across all namespaces: drop -A');
+  const rc = resourceClient(deps.client, o.resource, o.namespace, all);
+  const view = viewFor(o.resource, deps, o.output === 'wide', all);
   if (!o.watch && o.names.length === 0 && view.paged) {
     return printPages(deps, o, rc, view, new TablePrinter(view.headers, { noHeaders: o.noHeaders ?? false }));
   }
@@ -102,7 +111,11 @@ async function printPages(
 }
 
 async function printNothingFound(deps: CliDeps, o: GetOptions, view: ResourceView): Promise<void> {
-  deps.err.write('No resources found\n');
+  // kubectl names the namespace it looked in.
+  const workload = (o.resource === 'pods' || o.resource === 'deployments') && o.allNamespaces !== true;
+  deps.err.write(
+    workload ? `No resources found in ${o.namespace ?? DEFAULT_NAMESPACE} namespace.\n` : 'No resources found\n',
+  );
   // Who leads (or that the controller is holding back) matters most when nothing is listed yet.
   if (o.output !== 'name') {
     const footer = await view.footer([]);

@@ -1,15 +1,19 @@
 import { parseTime } from '../core/clock.js';
 import type { Lease } from '../core/lease.js';
 import { readyCondition, zoneKeyOf, zoneObjectName, type Node, type Taint } from '../core/node.js';
+import { parseQuantity } from '../core/quantity.js';
 import { age, ago } from './age.js';
 import { nodeStatusStyle } from './colour.js';
 import { styled, type Cell } from './table-printer.js';
 
-export const NODE_HEADERS = ['NAME', 'STATUS', 'ZONE', 'TAINTS', 'LAST HEARTBEAT', 'AGE'];
+export const NODE_HEADERS = ['NAME', 'STATUS', 'ZONE', 'PODS', 'CPU', 'MEMORY', 'TAINTS', 'LAST HEARTBEAT', 'AGE'];
 export const NODE_WIDE_HEADERS = [
   'NAME',
   'STATUS',
   'ZONE',
+  'PODS',
+  'CPU',
+  'MEMORY',
   'LAST HEARTBEAT',
   'AGE',
   'VERSION',
@@ -59,17 +63,52 @@ export function fullTaints(taints: Taint[] | undefined): string {
   return (taints ?? []).map(formatTaint).join(',');
 }
 
+/** PODS: the pods the agent reports running on the node (status.podCount); '' when it reports none. */
+export function nodePods(node: Node): string {
+  return node.status.podCount === undefined ? '' : String(node.status.podCount);
+}
+
+/** The allocatable amount of `resource` (what pods may use), else the capacity; NaN when neither parses. */
+function allocatable(node: Node, resource: 'cpu' | 'memory'): number {
+  const q = node.status.allocatable?.[resource] ?? node.status.capacity?.[resource];
+  return q === undefined ? Number.NaN : parseQuantity(q);
+}
+
+/** CPU in millicores (`4000m`), as the seed design's table shows it. */
+export function nodeCpu(node: Node): string {
+  const cpu = allocatable(node, 'cpu');
+  return Number.isFinite(cpu) ? `${Math.round(cpu * 1000)}m` : '';
+}
+
+/** MEMORY in GiB with one decimal (`15.6Gi`). */
+export function nodeMemory(node: Node): string {
+  const bytes = allocatable(node, 'memory');
+  return Number.isFinite(bytes) ? `${(bytes / 2 ** 30).toFixed(1)}Gi` : '';
+}
+
 export function nodeRow(node: Node, lease: Lease | undefined, now: number, colour: boolean, wide: boolean): Cell[] {
   const status = nodeStatus(node);
   const statusCell = styled(status, nodeStatusStyle(status), colour);
   const heartbeat = ago(lastHeartbeat(node, lease), now);
   const created = age(node.metadata.creationTimestamp, now);
-  if (!wide) return [node.metadata.name, statusCell, nodeZone(node), shortTaints(node.spec.taints), heartbeat, created];
+  const resources = [nodePods(node), nodeCpu(node), nodeMemory(node)];
+  if (!wide) {
+    return [
+      node.metadata.name,
+      statusCell,
+      nodeZone(node),
+      ...resources,
+      shortTaints(node.spec.taints),
+      heartbeat,
+      created,
+    ];
+  }
   const info = node.status.nodeInfo;
   return [
     node.metadata.name,
     statusCell,
     nodeZone(node),
+    ...resources,
     heartbeat,
     created,
     info?.agentVersion ?? '',

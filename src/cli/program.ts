@@ -2,8 +2,8 @@ import { Command, Option } from 'commander';
 import { EventTypeSchema } from '../core/event.js';
 import { KIND_OF } from '../core/kinds.js';
 import { UsageError, type CliDeps, type OutStream } from './cli-context.js';
-import { runDelete } from './delete.js';
-import { runDescribeNode } from './describe.js';
+import { addDeleteCommand, addDescribeCommand, NAMESPACE_HELP } from './object-commands.js';
+import { addManifestCommands } from './workload-commands.js';
 import { runExplainNode } from './explain-node.js';
 import { runExplainZone } from './explain-zone.js';
 import { runVerdicts } from './verdicts.js';
@@ -32,8 +32,14 @@ Environment:
   NO_COLOR         set to turn colour off (colour is only used on a terminal anyway)
 
 Examples:
-  sheepctl nodes                      # NAME STATUS ZONE TAINTS LAST HEARTBEAT AGE
+  sheepctl nodes                      # NAME STATUS ZONE PODS CPU MEMORY TAINTS LAST HEARTBEAT AGE
   sheepctl nodes -o wide              # + version, os/arch, lease, addresses, full taints
+  sheepctl apply -f web.yaml          # create or update the objects of a manifest (YAML or JSON, --- between them)
+  sheepctl get pods -A -o wide        # NAMESPACE NAME READY STATUS RESTARTS NODE AGE IP CONTROLLED BY
+  sheepctl get deployments            # NAME READY UP-TO-DATE AVAILABLE AGE
+  sheepctl scale deployment web --replicas 5
+  sheepctl describe pod web-5d4f8-x2k9q
+  sheepctl delete -f web.yaml
   sheepctl events | head -3           # the three newest events
   sheepctl events --for node/node-1 --types Warning
   sheepctl zones                      # zone states, eviction rates, controller leader
@@ -55,6 +61,7 @@ interface GetFlags {
   watch?: boolean;
   headers?: boolean;
   namespace?: string;
+  allNamespaces?: boolean;
   outputWatchEvents?: boolean;
   for?: string;
   types?: string;
@@ -78,8 +85,11 @@ function addListFlags(cmd: Command, options: { namespace?: boolean; labels?: boo
     .option('--no-headers', 'do not print the column headers');
   if (options.labels !== false)
     cmd.option('-l, --selector <selector>', 'label selector, e.g. topology.kubernetes.io/zone=a,tier!=db');
-  if (options.namespace)
-    cmd.option('-n, --namespace <namespace>', 'lease namespace: node-lease (default) or shepherd-system');
+  if (options.namespace) {
+    cmd
+      .option('-n, --namespace <namespace>', NAMESPACE_HELP)
+      .option('-A, --all-namespaces', 'pods and deployments of every namespace, with a NAMESPACE column');
+  }
   return cmd;
 }
 
@@ -91,6 +101,7 @@ function getOptions(resource: GetOptions['resource'], names: string[], f: GetFla
     labelSelector: f.selector,
     fieldSelector: f.fieldSelector,
     namespace: f.namespace,
+    allNamespaces: f.allNamespaces === true,
     watch: f.watch === true,
     noHeaders: f.headers === false,
     outputWatchEvents: f.outputWatchEvents === true,
@@ -131,7 +142,9 @@ export const TOKEN_FLAG_WARNING =
 export function buildProgram(io: ProgramIo, result: { code: number }): Command {
   const program = new Command('sheepctl');
   program
-    .description('sheepctl controls a shepherd cluster: list, watch and describe nodes, leases, events and zones.')
+    .description(
+      'sheepctl controls a shepherd cluster: list, watch and describe nodes, leases, events, zones, pods and deployments; create, apply, scale and delete workloads.',
+    )
     .exitOverride()
     .configureOutput({
       writeOut: (s) => void io.out.write(s),
@@ -155,6 +168,7 @@ export function buildProgram(io: ProgramIo, result: { code: number }): Command {
 
   addListCommands(program, run);
   addObjectCommands(program, run, io);
+  addManifestCommands(program, run);
   addVerdictCommands(program, run);
   return program;
 }
@@ -202,7 +216,11 @@ function addVerdictCommands(program: Command, run: Runner): void {
     });
 }
 
-type Runner = (cmd: Command, fn: (deps: CliDeps, server: string) => Promise<number>, watch?: boolean) => Promise<void>;
+export type Runner = (
+  cmd: Command,
+  fn: (deps: CliDeps, server: string) => Promise<number>,
+  watch?: boolean,
+) => Promise<void>;
 
 /** `get` and its shortcuts `nodes`, `zones`, `leases`, `events`. */
 function addListCommands(program: Command, run: Runner): void {
@@ -210,7 +228,7 @@ function addListCommands(program: Command, run: Runner): void {
     program
       .command('get')
       .description(`list objects as a table, or one by NAME; RESOURCE is one of ${RESOURCE_HELP}`)
-      .argument('<resource>', 'nodes, leases, events or zones (singular and short forms accepted)')
+      .argument('<resource>', 'nodes, leases, events, zones, pods or deployments (singular and short forms accepted)')
       .argument('[names...]', 'only these objects'),
     { namespace: true },
   ).action(async (resource: string, names: string[], f: GetFlags, cmd: Command) => {
@@ -221,6 +239,8 @@ function addListCommands(program: Command, run: Runner): void {
     ['nodes', 'nodes', 'no'],
     ['zones', 'zones', undefined],
     ['leases', 'leases', undefined],
+    ['pods', 'pods', 'po'],
+    ['deployments', 'deployments', 'deploy'],
   ] as const) {
     const cmd = program.command(name).description(`same as "get ${name}"`).argument('[names...]', `only these ${name}`);
     if (alias) cmd.alias(alias);
@@ -248,31 +268,10 @@ function addListCommands(program: Command, run: Runner): void {
   });
 }
 
-/** `describe`, `delete` and `version`. */
+/** `describe`, `delete` (object-commands.ts) and `version`. */
 function addObjectCommands(program: Command, run: Runner, io: ProgramIo): void {
-  program
-    .command('describe')
-    .description('show one node in detail: labels, conditions, taints, lease, zone state and recent events')
-    .argument('<resource>', 'node')
-    .argument('<name>', 'node name')
-    .action(async (resource: string, name: string, _f: unknown, cmd: Command) => {
-      await run(cmd, (deps) => {
-        if (resolveResource(resource) !== 'nodes') {
-          throw new UsageError('describe supports nodes; use "sheepctl get RESOURCE NAME -o yaml" for the others');
-        }
-        return runDescribeNode(deps, name);
-      });
-    });
-
-  program
-    .command('delete')
-    .description('delete objects by name (deleting a node also deletes its lease)')
-    .argument('<resource>', 'node, lease, event or zone')
-    .argument('<names...>', 'names of the objects to delete')
-    .option('-n, --namespace <namespace>', 'lease namespace: node-lease (default) or shepherd-system')
-    .action(async (resource: string, names: string[], f: { namespace?: string }, cmd: Command) => {
-      await run(cmd, (deps) => runDelete(deps, resolveResource(resource), names, f.namespace));
-    });
+  addDescribeCommand(program, run);
+  addDeleteCommand(program, run);
 
   program
     .command('version')

@@ -6,6 +6,10 @@ import { NODE_LEASE_NAMESPACE, SYSTEM_NAMESPACE, type Lease } from '../core/leas
 import type { Node } from '../core/node.js';
 import { DEFAULT_NAMESPACE } from '../core/pod.js';
 import type { Zone } from '../core/zone.js';
+import type { Deployment } from '../core/deployment.js';
+import type { Pod } from '../core/pod.js';
+import { deploymentHeaders, deploymentRow } from './deployment-table.js';
+import { podHeaders, podRow } from './pod-table.js';
 import { age } from './age.js';
 import type { CliDeps } from './cli-context.js';
 import { EVENT_HEADERS, eventRow, sortEventsNewestFirst } from './event-table.js';
@@ -37,7 +41,16 @@ export interface ResourceView {
   footer(items: AnyObject[]): Promise<string[]>;
 }
 
-export function resourceClient(client: ApiClient, resource: Resource, namespace?: string): ResourceClient<AnyObject> {
+/**
+ * The client of one resource. Pods and deployments: of `namespace` (default `default`), or with `allNamespaces` of
+ * every namespace (lists and watches only); leases: of `namespace` (default `node-lease`).
+ */
+export function resourceClient(
+  client: ApiClient,
+  resource: Resource,
+  namespace?: string,
+  allNamespaces = false,
+): ResourceClient<AnyObject> {
   switch (resource) {
     case 'nodes':
       return client.nodes as ResourceClient<AnyObject>;
@@ -48,9 +61,11 @@ export function resourceClient(client: ApiClient, resource: Resource, namespace?
     case 'zones':
       return client.zones as ResourceClient<AnyObject>;
     case 'pods':
-      return client.pods(namespace ?? DEFAULT_NAMESPACE) as ResourceClient<AnyObject>;
+      return client.pods(allNamespaces ? undefined : (namespace ?? DEFAULT_NAMESPACE)) as ResourceClient<AnyObject>;
     case 'deployments':
-      return client.deployments(namespace ?? DEFAULT_NAMESPACE) as ResourceClient<AnyObject>;
+      return client.deployments(
+        allNamespaces ? undefined : (namespace ?? DEFAULT_NAMESPACE),
+      ) as ResourceClient<AnyObject>;
     case 'verdicts':
       return client.verdicts as ResourceClient<AnyObject>;
   }
@@ -74,7 +89,16 @@ export async function getOptional<T>(
 const byName = (items: AnyObject[]): AnyObject[] =>
   [...items].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
 
-export function viewFor(resource: Resource, deps: CliDeps, wide: boolean): ResourceView {
+/** `allNamespaces`: pods and deployments of every namespace (`-A`), with a NAMESPACE column. */
+// Namespaced objects in the store's key order, `namespace/name`.
+const byKey = (items: AnyObject[]): AnyObject[] =>
+  [...items].sort((a, b) => {
+    const ka = `${a.metadata.namespace ?? ''}/${a.metadata.name}`;
+    const kb = `${b.metadata.namespace ?? ''}/${b.metadata.name}`;
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
+
+export function viewFor(resource: Resource, deps: CliDeps, wide: boolean, allNamespaces = false): ResourceView {
   const now = deps.now();
   const plain = (row: (o: AnyObject) => Cell[], headers: string[], sort?: ResourceView['sort']): ResourceView => ({
     headers,
@@ -106,9 +130,23 @@ export function viewFor(resource: Resource, deps: CliDeps, wide: boolean): Resou
         },
       };
     case 'pods':
+      // All namespaces come in the server's key order (namespace/name), so a page sorted alone stays in order.
+      return {
+        ...plain((o) => podRow(o as Pod, now, wide, allNamespaces), podHeaders(wide, allNamespaces), byKey),
+        paged: true,
+        watchReserve: podHeaders(wide, allNamespaces).map((h) => (h === 'STATUS' ? 'CrashLoopBackOff' : undefined)),
+      };
     case 'deployments':
+      return {
+        ...plain(
+          (o) => deploymentRow(o as Deployment, now, wide, allNamespaces),
+          deploymentHeaders(wide, allNamespaces),
+          byKey,
+        ),
+        paged: true,
+      };
     case 'verdicts':
-      // A minimal table until these kinds get their own columns.
+      // A minimal table until verdicts get their own columns (sheepctl verdicts prints them in full).
       return plain((o) => [o.metadata.name, age(o.metadata.creationTimestamp, now)], ['NAME', 'AGE']);
   }
 }

@@ -15,6 +15,8 @@ export type EventType = z.infer<typeof EventTypeSchema>;
 export const InvolvedObjectSchema = z.strictObject({
   kind: z.string().min(1).max(MAX_KIND_CHARS),
   name: z.string().min(1).max(MAX_NAME_CHARS),
+  /** The namespace of a namespaced object (a Pod, a Deployment); absent for a Node or a Zone. */
+  namespace: z.string().min(1).max(MAX_KIND_CHARS).optional(),
   uid: z.string().max(MAX_UID_CHARS).optional(),
 });
 
@@ -43,7 +45,7 @@ export interface Event {
   type: EventType;
   reason: string;
   message: string;
-  involvedObject: { kind: string; name: string; uid?: string };
+  involvedObject: { kind: string; name: string; namespace?: string; uid?: string };
   source: { component: string; host?: string };
   count: number;
   firstTimestamp: string;

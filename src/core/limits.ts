@@ -26,9 +26,10 @@ export const MAX_LABEL_VALUE_CHARS = 63;
 export const MAX_LABELS = 64;
 /**
  * Annotation keys and values together, in UTF-8 bytes. Kubernetes allows 256 KiB; shepherd allows 64 KiB because
- * it has no `kubectl apply` (whose last-applied-configuration annotation is what needs the room) and because every
- * object is held whole by watch streams, the server's caches and the change log: at 256 KiB a node could make each
- * of its Events a quarter of a megabyte.
+ * every object is held whole by watch streams, the server's caches and the change log: at 256 KiB a node could make
+ * each of its Events a quarter of a megabyte. `sheepctl apply` keeps the applied manifest in an annotation (as
+ * kubectl's last-applied-configuration), so a manifest larger than this, as JSON, can be created but not applied
+ * (docs/cli.md#apply).
  */
 export const MAX_ANNOTATIONS_BYTES = 64 * 1024;
 

@@ -18,6 +18,8 @@ export interface SheepctlIo {
   clock?: Clock;
   /** Ends -w; without it main ends -w on SIGINT. */
   signal?: AbortSignal;
+  /** Standard input, read whole (`-f -`); default process.stdin. */
+  stdin?: () => Promise<string>;
   /** Builds the API client from the global flags; default HttpApiClient. */
   createClient?: (globals: GlobalOptions) => ApiClient | Promise<ApiClient>;
 }
@@ -33,6 +35,13 @@ function httpClient(globals: GlobalOptions): ApiClient {
     retry: { maxAttempts: 2, initialBackoffMs: 200, maxBackoffMs: 1_000 },
     userAgent: `sheepctl/${VERSION}`,
   });
+}
+
+async function readProcessStdin(): Promise<string> {
+  let text = '';
+  process.stdin.setEncoding('utf8');
+  for await (const chunk of process.stdin) text += chunk as string;
+  return text;
 }
 
 function processIo(): SheepctlIo {
@@ -70,6 +79,7 @@ export async function main(argv: string[], io: SheepctlIo = processIo()): Promis
         colour: colourEnabled(io.stdout, io.env),
         clock: io.clock ?? systemClock,
         signal,
+        stdin: io.stdin ?? readProcessStdin,
       }),
     },
     result,

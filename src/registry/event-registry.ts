@@ -42,7 +42,7 @@ function namePrefix(name: string): string {
 
 /**
  * What makes two Events the same occurrence, as Kubernetes' EventCorrelator keys its aggregation: the object
- * (kind, name, uid), reason, type, message and source (component, host). A fold changes only count and
+ * (kind, name, namespace, uid), reason, type, message and source (component, host). A fold changes only count and
  * lastTimestamp, so everything else an Event says must be in the key.
  */
 function foldKey(e: FoldInput): string {
@@ -55,6 +55,8 @@ function foldKey(e: FoldInput): string {
     e.message,
     e.source.component,
     e.source.host ?? '',
+    // Last, and only when set, so the names of Events about cluster-scoped objects stay what they were.
+    ...(e.involvedObject.namespace === undefined ? [] : [e.involvedObject.namespace]),
   ]);
 }
 

@@ -113,6 +113,7 @@ describe('size limits on free-text fields (422 naming the field)', () => {
       [{ message: 'm'.repeat(MAX_EVENT_MESSAGE_CHARS + 1) }, 'message'],
       [{ reason: 'R'.repeat(MAX_REASON_CHARS + 1) }, 'reason'],
       [{ involvedObject: { kind: 'Node', name: 'node-1', uid: 'u'.repeat(65) } }, 'involvedObject.uid'],
+      [{ involvedObject: { kind: 'Pod', name: 'web-1', namespace: 'n'.repeat(64) } }, 'involvedObject.namespace'],
       [{ source: { component: 'c'.repeat(254) } }, 'source.component'],
       [{ source: { component: 'c', host: 'h'.repeat(254) } }, 'source.host'],
     ];

@@ -66,7 +66,9 @@ export function node(
               { type: 'InternalIP', address: `10.0.0.${name.slice(-1)}` },
               { type: 'Hostname', address: name },
             ],
-            podCount: 0,
+            podCount: name === 'node-1' ? 3 : 0,
+            capacity: { cpu: '4', memory: '16Gi', pods: '110' },
+            allocatable: { cpu: '3500m', memory: '15872Mi', pods: '110' },
           }
         : {}),
     },

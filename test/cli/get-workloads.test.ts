@@ -13,7 +13,7 @@ const get = (resource: GetOptions['resource'], extra: Partial<GetOptions> = {}):
   ...extra,
 });
 
-/** Until these kinds get their own columns, `sheepctl get` shows NAME and AGE for them (and -o json works). */
+/** Pods and deployments have kubectl's columns (test/cli/workload-tables.test.ts); verdicts NAME and AGE. */
 function client(): FakeApiClient {
   const c = new FakeApiClient();
   c.put('pods', pod('web-1'));
@@ -23,16 +23,16 @@ function client(): FakeApiClient {
   return c;
 }
 
-test('get pods, deployments and verdicts print NAME and AGE; pods and deployments of the default namespace', async () => {
-  for (const [resource, names] of [
-    ['pods', ['web-1']],
-    ['deployments', ['web']],
-    ['verdicts', ['node-1.0001']],
+test('get pods, deployments and verdicts: their columns; pods and deployments of the default namespace', async () => {
+  for (const [resource, headers, names] of [
+    ['pods', ['NAME', 'READY', 'STATUS', 'RESTARTS', 'NODE', 'AGE'], ['web-1']],
+    ['deployments', ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE'], ['web']],
+    ['verdicts', ['NAME', 'AGE'], ['node-1.0001']],
   ] as const) {
     const d = testDeps(client());
     assert.equal(await runGet(d, get(resource)), 0, resource);
     const lines = d.out.text.trim().split('\n');
-    assert.deepEqual(lines[0]?.split(/\s+/), ['NAME', 'AGE'], resource);
+    assert.deepEqual(lines[0]?.split(/\s{2,}/), headers, resource);
     assert.deepEqual(
       lines.slice(1).map((l) => l.split(/\s+/)[0]),
       names,

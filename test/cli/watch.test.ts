@@ -30,7 +30,7 @@ test('-w prints the list, then one aligned row per change without reprinting the
   const done = runGet(d, watchNodes());
   await flush();
   const header = d.out.text.split('\n')[0] ?? '';
-  assert.match(header, /^NAME +STATUS +ZONE +TAINTS +LAST HEARTBEAT +AGE$/);
+  assert.match(header, /^NAME +STATUS +ZONE +PODS +CPU +MEMORY +TAINTS +LAST HEARTBEAT +AGE$/);
   assert.equal(d.out.text.split('\n').length, 6, 'header, four nodes, trailing newline');
   const feed = client.watches('nodes')[0];
   assert.ok(feed, 'a watch was opened');
@@ -41,7 +41,7 @@ test('-w prints the list, then one aligned row per change without reprinting the
   await flush();
   const lines = d.out.text.split('\n');
   const row = lines[5] ?? '';
-  assert.match(row, /^node-4 +Ready +default +<none> +1s ago +45s$/);
+  assert.match(row, /^node-4 +Ready +default +<none> +<none> +<none> +<none> +1s ago +45s$/);
   assert.equal(lines.filter((l) => l.startsWith('NAME')).length, 1, 'the header is printed once');
   for (const col of ['STATUS', 'ZONE', 'TAINTS', 'LAST HEARTBEAT', 'AGE']) {
     const at = header.indexOf(col);
@@ -110,7 +110,7 @@ test('-w --output-watch-events adds an EVENT column; -w -o json prints one objec
   assert.equal(lines.length, 3);
   assert.match(lines[0] ?? '', /^EVENT +NAME +STATUS/);
   assert.match(lines[1] ?? '', /^ADDED +node-1 +Ready/);
-  assert.match(lines[2] ?? '', /^DELETED +node-1 +Ready +zone-a +<none> +40s ago/);
+  assert.match(lines[2] ?? '', /^DELETED +node-1 +Ready +zone-a +3 +3500m +15.5Gi +<none> +40s ago/);
   const header = lines[0] ?? '';
   for (const col of ['NAME', 'STATUS', 'ZONE']) {
     const at = header.indexOf(col);

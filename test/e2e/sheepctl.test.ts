@@ -439,8 +439,10 @@ describe(
       assert.equal(r.code, 0);
       const row = await eventually(
         async () => {
-          const found = (await rowsOf('nodes')).find((x) => x[0] === 'walk-b');
-          return found?.[1] === 'Unknown' && found[3]?.includes('unreachable:NoExecute') ? found : undefined;
+          const rows = await rowsOf('nodes');
+          const taints = (rows[0] ?? []).indexOf('TAINTS');
+          const found = rows.find((x) => x[0] === 'walk-b');
+          return found?.[1] === 'Unknown' && found[taints]?.includes('unreachable:NoExecute') ? found : undefined;
         },
         { what: 'sheepctl nodes: walk-b Unknown and tainted', timeoutMs: 30_000, intervalMs: 300 },
       );

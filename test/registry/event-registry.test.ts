@@ -41,12 +41,14 @@ describe('event folding', () => {
     assert.equal(items[0]?.count, 6);
   });
 
-  it('folds on (involvedObject kind, name, uid, reason, type, message, source) and nothing else', async () => {
+  it('folds on (involvedObject kind, name, namespace, uid, reason, type, message, source) and nothing else', async () => {
     const base = await t.registry.events.create(eventBody());
     const variants = [
       { involvedObject: { kind: 'Zone', name: 'node-1' } },
       { involvedObject: { kind: 'Node', name: 'node-2' } },
       { involvedObject: { kind: 'Node', name: 'node-1', uid: 'u-2' } },
+      { involvedObject: { kind: 'Node', name: 'node-1', namespace: 'default' } },
+      { involvedObject: { kind: 'Node', name: 'node-1', namespace: 'team-a' } },
       { reason: 'NodeReady' },
       { type: 'Normal' },
       { message: 'other' },
@@ -61,6 +63,11 @@ describe('event folding', () => {
     const repeat = await t.registry.events.create(eventBody({ count: 7, lastTimestamp: '2026-11-29T12:00:01.000Z' }));
     assert.equal(repeat.metadata.name, base.metadata.name);
     assert.equal(repeat.count, 2);
+    const again = await t.registry.events.create(
+      eventBody({ involvedObject: { kind: 'Node', name: 'node-1', namespace: 'team-a' } }),
+    );
+    assert.equal(again.count, 2, 'a repeat in the same namespace folds');
+    assert.equal(again.involvedObject.namespace, 'team-a');
   });
 
   it('never changes an Event whose key differs from the fold: the fold takes the next name', async () => {

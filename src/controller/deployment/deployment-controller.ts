@@ -260,7 +260,8 @@ export class DeploymentController {
   }
 
   #emit(d: Deployment, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.#events.emit({ kind: 'Deployment', name: d.metadata.name, uid: d.metadata.uid }, type, reason, message);
+    const { name, namespace, uid } = d.metadata;
+    this.#events.emit({ kind: 'Deployment', name, namespace, uid }, type, reason, message);
   }
 }
 

@@ -14,10 +14,11 @@ export interface VerdictSink {
 /** `source.component` of every event this controller writes (upstream's node controller name). */
 export const EVENT_SOURCE_COMPONENT = NODE_CONTROLLER_COMPONENT;
 
-/** The object an event is about: a Node, a Zone, or the controller itself. */
+/** The object an event is about: a Node, a Zone, a Pod or Deployment (with its namespace), or the controller itself. */
 export interface InvolvedObject {
   kind: string;
   name: string;
+  namespace?: string | undefined;
   uid?: string | undefined;
 }
 
@@ -66,7 +67,8 @@ export const DEFAULT_EVENT_LIMITS: EventLimits = {
 function sizeOf(item: Paced): number {
   if (item.verdict !== undefined) return item.verdict.node.length + item.verdict.message.length + 1024;
   const ev = item.event;
-  return ev.reason.length + ev.message.length + ev.involvedObject.kind.length + ev.involvedObject.name.length + 64;
+  const o = ev.involvedObject;
+  return ev.reason.length + ev.message.length + o.kind.length + o.name.length + (o.namespace?.length ?? 0) + 64;
 }
 
 export interface EventRecorderDeps {

@@ -283,8 +283,8 @@ export class Scheduler {
   }
 }
 
-function podObject(pod: Pod): { kind: string; name: string; uid: string } {
-  return { kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid };
+function podObject(pod: Pod): { kind: string; name: string; namespace: string; uid: string } {
+  return { kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid };
 }
 
 /** A change of the pod that can change where it fits (tolerations may be added to a pending pod). */

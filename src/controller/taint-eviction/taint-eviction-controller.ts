@@ -280,6 +280,6 @@ export class TaintEvictionController {
   }
 }
 
-function podObject(pod: Pod): { kind: string; name: string; uid: string } {
-  return { kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid };
+function podObject(pod: Pod): { kind: string; name: string; namespace: string; uid: string } {
+  return { kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid };
 }

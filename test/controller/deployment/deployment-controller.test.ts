@@ -121,6 +121,7 @@ describe('deployment controller', () => {
     assert.equal(s.h.events('SuccessfulCreate').length, 3);
     assert.equal(s.h.events('ScalingReplicaSet')[0]?.message, `Scaled up replica set web-${hash} to 3`);
     assert.equal(s.h.events('SuccessfulCreate')[0]?.source.component, 'deployment-controller');
+    assert.equal(s.h.events('SuccessfulCreate')[0]?.involvedObject.namespace, 'default');
     await s.runAll();
     assert.equal(s.status().availableReplicas, 3);
     assert.equal(s.status().unavailableReplicas, 0);

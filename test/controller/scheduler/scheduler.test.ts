@@ -74,6 +74,7 @@ describe('scheduler', () => {
     assert.equal(scheduled.length, 6);
     assert.ok(scheduled.some((e) => e.message === `Successfully assigned default/web-1 to ${placed['web-1']}`));
     assert.equal(scheduled[0]?.source.component, 'scheduler');
+    assert.equal(scheduled[0]?.involvedObject.namespace, 'default');
     const condition = s.h.podNamed('web-1')?.status.conditions?.find((c) => c.type === 'PodScheduled');
     assert.equal(condition?.status, 'True');
   });

@@ -87,6 +87,10 @@ describe('taint-eviction controller', () => {
       'Marking for deletion Pod default/q',
     ]);
     assert.equal(ev[0]?.source.component, 'taint-eviction-controller');
+    assert.deepEqual(ev.map((e) => `${e.involvedObject.namespace}/${e.involvedObject.name}`).sort(), [
+      'default/p',
+      'default/q',
+    ]);
     assert.equal((await s.metrics.podDeletions.get()).values[0]?.value, 2);
   });
 

@@ -150,7 +150,7 @@ export interface Harness {
     message: string;
     count: number;
     source: { component: string };
-    involvedObject: { kind: string; name: string };
+    involvedObject: { kind: string; name: string; namespace?: string };
   }>;
   pods(): Pod[];
   podNamed(name: string, namespace?: string): Pod | undefined;
