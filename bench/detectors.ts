@@ -54,6 +54,12 @@ const DETECTORS: Detector[] = [
     graceMs: 50_000,
     detection: { ...defaultDetectionConfig, failureDetector: 'phi' as const, phiThreshold },
   })),
+  // What the minimum grace costs: phi with a lower floor.
+  {
+    name: 'phi 8, --phi-min-grace 15s',
+    graceMs: 50_000,
+    detection: { ...defaultDetectionConfig, failureDetector: 'phi' as const, phiMinGraceMs: 15_000 },
+  },
   // Akka's answer to pauses a normal distribution cannot predict: an acceptable pause added to the mean.
   ...[10_000, 20_000].map((phiAcceptablePauseMs) => ({
     name: `phi 8, --phi-acceptable-pause ${phiAcceptablePauseMs / 1000}s`,

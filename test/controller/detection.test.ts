@@ -180,3 +180,20 @@ describe('flap damping', () => {
     assert.equal(k.node('n1').spec.taints?.length ?? 0, 0);
   });
 });
+
+describe('Suspect across a controller restart', () => {
+  it('a Suspect left by the last controller stays until a renewal is observed (a fresh grace is no evidence)', async () => {
+    const h = detecting();
+    h.addNode('n1', { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 20_000);
+    assert.equal(suspectOf(h, 'n1'), 'True');
+    h.restart();
+    await runUntil(h, 30_000);
+    assert.equal(suspectOf(h, 'n1'), 'True', 'no Unsuspect from the restart alone');
+    h.renew('n1');
+    await runUntil(h, 35_000);
+    assert.equal(suspectOf(h, 'n1'), 'False');
+    assert.deepEqual(actions(h, 'n1'), ['Suspect/MissedRenewals', 'Unsuspect/RenewalsObserved']);
+  });
+});

@@ -329,6 +329,7 @@ describe('verdicts end to end: --controller-dry-run on a server', { timeout: 120
     assert.deepEqual(
       vs.map((v) => [v.action, v.dryRun]),
       [
+        ['Suspect', true],
         ['MarkUnknown', true],
         ['Taint', true],
       ],

@@ -104,7 +104,8 @@ export class AdaptiveDetection {
       const silentMs = now - health.probeTimestamp;
       const want = det.suspectAfterMs !== undefined && silentMs > det.suspectAfterMs;
       if (rec.counted) suspectByZone.set(rec.zone, (suspectByZone.get(rec.zone) ?? 0) + (want ? 1 : 0));
-      if (want !== det.seenSuspect) {
+      // A restarted controller gives a fresh grace, which proves nothing: Suspect goes only at an observed renewal.
+      if (want !== det.seenSuspect && (want || det.renewed)) {
         const change = suspectChange(rec.name, want, silentMs, det.suspectAfterMs ?? 0, det.phi !== undefined);
         work.suspect.push({ rec, node, change, det, silentMs });
       }

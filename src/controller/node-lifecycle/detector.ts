@@ -87,6 +87,11 @@ export interface NodeDetection {
   suspectAfterMs: number | undefined;
   /** The window's statistics when phi judges the node; undefined when the fixed rule does. */
   phi: { meanMs: number; stdDeviationMs: number } | undefined;
+  /**
+   * A heartbeat was observed since this record began (or was reset): until then a Suspect left by an earlier
+   * controller is not lifted, since a fresh grace is no evidence of life.
+   */
+  renewed: boolean;
   /** The node copy last read for its Suspect condition and flapping taint, and what it said. */
   seenNode: object | undefined;
   seenSuspect: boolean;
@@ -101,6 +106,7 @@ export function newDetection(probe: number): NodeDetection {
     expiryGraceMs: undefined,
     suspectAfterMs: undefined,
     phi: undefined,
+    renewed: false,
     seenNode: undefined,
     seenSuspect: false,
     seenFlapping: false,
@@ -151,6 +157,7 @@ export function updateDetection(
   if (probe !== det.lastProbe) {
     const interval = probe - det.lastProbe;
     det.lastProbe = probe;
+    det.renewed = true;
     if (det.window && interval > 0) {
       if (interval > t.nodeMonitorGracePeriodMs) det.window.clear();
       else det.window.add(interval);
@@ -163,6 +170,7 @@ export function updateDetection(
 /** Forgets the heartbeat history (a controller pause or restart: docs/node-lifecycle.md#phi-bounds). */
 export function resetDetection(det: NodeDetection, probe: number, t: DetectionTimings): void {
   det.lastProbe = probe;
+  det.renewed = false;
   det.window?.clear();
   recompute(det, t);
 }
