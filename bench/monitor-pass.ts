@@ -5,8 +5,6 @@
  *   node --cpu-prof --import tsx bench/monitor-pass.ts 100000  (profile of everything, set-up included)
  *   MONITOR_PASS_PROFILE=passes.cpuprofile node --import tsx bench/monitor-pass.ts 100000  (measured passes only)
  *   MONITOR_PASS_DRY_RUN=1 node --import tsx bench/monitor-pass.ts 100000  (the dry-run controller: docs/verdicts.md)
- *   MONITOR_PASS_DETECTION=fixed|phi node --import tsx bench/monitor-pass.ts 100000  (with Suspect and flap damping,
- *   and that detector: docs/node-lifecycle.md#suspect)
  *
  * Nodes and leases live in the real Informer (src/client/informer.ts), fed by an in-memory list + watch, so
  * the pass reads the cache exactly as in production. Between passes the fake clock moves one monitor period
@@ -22,8 +20,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ObjectList, ResourceClient, WatchEvent, WatchRequest } from '../src/client/api-client.js';
 import { Informer } from '../src/client/informer.js';
-import { defaultNodeLifecycleConfig, type NodeLifecycleConfig } from '../src/controller/node-lifecycle/config.js';
-import { defaultDetectionConfig } from '../src/controller/node-lifecycle/detector.js';
+import { defaultNodeLifecycleConfig } from '../src/controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../src/controller/node-lifecycle/node-lifecycle-controller.js';
 import { formatTime } from '../src/core/clock.js';
 import { keyOf } from '../src/core/kinds.js';
@@ -34,13 +31,6 @@ import { REGION_LABEL, ZONE_LABEL, type Node } from '../src/core/node.js';
 import { eventually } from '../test/support/eventually.js';
 import { FakeApiClient } from '../test/support/fake-api-client.js';
 import { FakeClock } from '../test/support/fake-clock.js';
-
-/** The controller's settings, with the detection block `shepherd` passes when MONITOR_PASS_DETECTION names one. */
-function detectionConfig(): NodeLifecycleConfig {
-  const kind = process.env.MONITOR_PASS_DETECTION;
-  if (kind !== 'fixed' && kind !== 'phi') return defaultNodeLifecycleConfig;
-  return { ...defaultNodeLifecycleConfig, detection: { ...defaultDetectionConfig, failureDetector: kind } };
-}
 
 const TARGET_PASS_MS: Record<number, number> = { 10_000: 5, 100_000: 50 };
 const WARMUP_PASSES = 2;
@@ -230,7 +220,7 @@ async function run(n: number): Promise<Result> {
     leases,
     clock,
     log: silentLogger,
-    config: detectionConfig(),
+    config: defaultNodeLifecycleConfig,
     dryRun: process.env.MONITOR_PASS_DRY_RUN === '1',
   });
   const renewHalf = async (pass: number): Promise<void> => {
