@@ -1,6 +1,8 @@
 // Benchmark 1 (BENCHMARKS.md): durable lease renewals on the real server vs a no-op fastify PUT route,
 // the same load generator, same connections, in one run. Prints a Markdown table for BENCHMARKS.md.
-//   npm run bench:renewal -- [--runs 3] [--duration 10] [--connections 50] [--leases 1000]
+//   npm run bench:renewal -- [--runs 3] [--duration 10] [--connections 50] [--leases 1000] [--not-ready-nodes]
+// --not-ready-nodes: every lease gets a Node with Ready=Unknown, so every renewal answers with the
+// shepherd-node-ready header (docs/node-lifecycle.md#agent-heal): that path's worst case.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +16,29 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
     leases: { type: 'string', default: '1000' },
+    'not-ready-nodes': { type: 'boolean', default: false },
   },
 });
+const notReadyNodes = values['not-ready-nodes'] === true;
+
+/** A Node with Ready=Unknown per lease (the controller's mark), so each renewal carries the header. */
+async function createNotReadyNodes(url: string, leases: { name: string }[]): Promise<void> {
+  const at = new Date().toISOString();
+  for (const { name } of leases) {
+    const res = await fetch(`${url}/api/v1/nodes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ metadata: { name }, spec: {} }),
+    });
+    const node = (await res.json()) as Record<string, unknown>;
+    const ready = { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', lastHeartbeatTime: at };
+    await fetch(`${url}/api/v1/nodes/${name}/status`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...node, status: { conditions: [ready] } }),
+    });
+  }
+}
 const runs = Number(values.runs);
 const durationS = Number(values.duration);
 const connections = Number(values.connections);
@@ -71,6 +94,7 @@ try {
           'shepherd',
         );
         const leases = await createLeases(s.url, nLeases);
+        if (notReadyNodes) await createNotReadyNodes(s.url, leases);
         real.push(await measure(s, leases));
         await s.stop();
       }
@@ -88,7 +112,7 @@ const row = (name: string, xs: Measured[]): string =>
   `| ${name} | ${m(xs, 'rps').toFixed(0)} | ${m(xs, 'p50')} | ${m(xs, 'p99')} | ${xs.reduce((a, x) => a + x.errors + x.non2xx, 0)} | ` +
   `${m(xs, 'mainUs').toFixed(0)} | ${m(xs, 'otherUs').toFixed(0)} | ${m(xs, 'clientUs').toFixed(0)} |`;
 console.log(
-  `Renewal benchmark: ${runs} runs × ${durationS}s, ${connections} keep-alive connections, ${nLeases} leases, medians; ${startedOn}\n`,
+  `Renewal benchmark: ${runs} runs × ${durationS}s, ${connections} keep-alive connections, ${nLeases} leases${notReadyNodes ? ' (each with a Ready=Unknown Node)' : ''}, medians; ${startedOn}\n`,
 );
 console.log(
   '| target | req/s | p50 ms | p99 ms | errors + non-2xx | server main thread µs CPU/req | server other threads µs/req | load generator µs/req |',

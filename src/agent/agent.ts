@@ -159,6 +159,7 @@ export class Agent {
       log,
       config,
       onRecovered: () => this.#reporter.forcePost(),
+      onNodeNotReady: (status) => this.#reporter.heal(status),
     });
   }
 

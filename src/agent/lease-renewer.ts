@@ -1,4 +1,4 @@
-import type { ApiClient, ResourceClient, Writable } from '../client/api-client.js';
+import type { ApiClient, ResourceClient, ResponseHeaders, Writable } from '../client/api-client.js';
 import { formatTime, type Clock } from '../core/clock.js';
 import { isReason } from '../core/errors.js';
 import { NODE_LEASE_NAMESPACE, type Lease } from '../core/lease.js';
@@ -28,7 +28,15 @@ export interface LeaseRenewerDeps {
   config: LeaseRenewerConfig;
   /** Called when renewals succeed again after failures (the agent then re-posts its status). */
   onRecovered?: () => void;
+  /**
+   * Called when a renewal's answer says the Node's Ready status is not True (`shepherd-node-ready`,
+   * docs/node-lifecycle.md#agent-heal): the status as the server stores it.
+   */
+  onNodeNotReady?: (status: string) => void;
 }
+
+/** The lease renewal's answer header naming the Node's Ready status when it is not True (src/api/node-ready-index.ts). */
+export const NODE_READY_HEADER = 'shepherd-node-ready';
 
 export interface RenewalStats {
   renewals: number;
@@ -121,7 +129,7 @@ export class LeaseRenewer {
       const started = this.#deps.clock.monotonic();
       try {
         const renewed = await this.#call(signal, 'lease update', (s) =>
-          this.#client.update(this.#renewed(current), { signal: s }),
+          this.#client.update(this.#renewed(current), { signal: s, onResponseHeaders: this.#onHeaders }),
         );
         this.#succeeded(renewed, this.#deps.clock.monotonic() - started);
         return true;
@@ -175,6 +183,12 @@ export class LeaseRenewer {
     this.#succeeded(lease, this.#deps.clock.monotonic() - started);
     return { lease, created: true };
   }
+
+  readonly #onHeaders = (headers: ResponseHeaders): void => {
+    const v = headers[NODE_READY_HEADER];
+    const status = Array.isArray(v) ? v[0] : v;
+    if (status !== undefined && status !== '') this.#deps.onNodeNotReady?.(status);
+  };
 
   #renewed(base: Lease): Writable<Lease> {
     return {

@@ -66,6 +66,8 @@ export class StatusReporter {
   #node: Node | undefined;
   #report: ReportState = { lastReportAt: undefined, delayAfterChangeMs: 0 };
   #forced = false;
+  /** Aborted by `heal` to end the loop's sleep early. */
+  #wake: AbortController | undefined;
   #notBefore = 0;
   #diskFailing = false;
   #stats: StatusStats = { statusPosts: 0, statusPostFailures: 0 };
@@ -87,6 +89,19 @@ export class StatusReporter {
     this.#forced = true;
   }
 
+  /**
+   * The server stores Ready=`serverReady` for this node (a lease renewal's answer said so): when that is not what
+   * this agent last posted, post now instead of at the next tick, so a wrong verdict (a stale controller, a mark by
+   * hand) heals within a status period (docs/node-lifecycle.md#agent-heal). Returns true when a post was asked for.
+   */
+  heal(serverReady: string): boolean {
+    const posted = this.#node?.status.conditions?.find((c) => c.type === 'Ready')?.status;
+    if (posted === serverReady) return false;
+    this.#forced = true;
+    this.#wake?.abort();
+    return true;
+  }
+
   stats(): StatusStats {
     return { ...this.#stats };
   }
@@ -97,11 +112,27 @@ export class StatusReporter {
         await this.tick(signal);
         const period =
           this.#deps.config.nodeStatusUpdateFrequencyMs * (1 + STATUS_JITTER_FACTOR * this.#deps.random.next());
-        await this.#deps.clock.sleep(period, signal);
+        await this.#sleep(period, signal);
       }
     } catch (err) {
       if (signal.aborted) return;
       throw err;
+    }
+  }
+
+  /** Sleeps until the next tick, or until `heal` wakes the loop early. */
+  async #sleep(ms: number, signal: AbortSignal): Promise<void> {
+    const wake = new AbortController();
+    const stop = (): void => wake.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    this.#wake = wake;
+    try {
+      await this.#deps.clock.sleep(ms, wake.signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.#wake = undefined;
     }
   }
 

@@ -14,6 +14,7 @@ import { EventTally, runEventTally } from './event-tally.js';
 import { toFastifyLogger } from './fastify-logger.js';
 import { registerHealthRoutes, type HealthState } from './health-routes.js';
 import { registerLeaseRoutes } from './lease-routes.js';
+import { NodeReadyIndex, runNodeReadyIndex } from './node-ready-index.js';
 import { ApiMetrics } from './metrics.js';
 import { IdentityRateLimiter, type RateLimits } from './identity-rate-limiter.js';
 import { registerNodeRoutes } from './node-routes.js';
@@ -66,6 +67,11 @@ export interface BuildServerDeps {
   timeouts?: Partial<ServerTimeouts>;
   /** The built dashboard served at /ui/ (dist/ui); absent: the dashboard is off and /ui/ answers 404. */
   uiDir?: string;
+  /**
+   * Lease renewals of a node that is not Ready=True answer with the `shepherd-node-ready` header
+   * (docs/node-lifecycle.md#agent-heal); costs one watch of every Node. `shepherd --mode server` turns it on.
+   */
+  nodeReadyHeader?: boolean;
 }
 
 export interface ApiServer {
@@ -165,7 +171,10 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
     watches.endAll();
   });
 
-  const ctx = { registry, watches };
+  // One watch of every Node for the whole server: lease renewals then learn a node's Ready status from a Map.
+  const nodeReady = deps.nodeReadyHeader ? new NodeReadyIndex() : undefined;
+  if (nodeReady) void runNodeReadyIndex({ registry, clock: deps.clock, log }, nodeReady, background.signal);
+  const ctx = { registry, watches, ...(nodeReady ? { nodeReady } : {}) };
   registerHealthRoutes(app, { store: deps.store, metrics, state, version: deps.version, gitCommit: deps.gitCommit });
   registerNodeRoutes(app, ctx);
   registerLeaseRoutes(app, ctx);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NODE_LEASE_NAMESPACE } from '../core/lease.js';
 import type { LeaseRegistry } from '../registry/lease-registry.js';
 import type { Store } from '../store/store.js';
+import { NODE_READY_HEADER } from './node-ready-index.js';
 import {
   deleteOptions,
   listOrWatch,
@@ -33,8 +34,15 @@ function handlers(ctx: RouteContext, leases: LeaseRegistry) {
     },
     get: async (request: NsRequest, reply: FastifyReply) =>
       sendObject(reply, await leases.get(namespaceOf(request), request.params.name as string)),
-    update: async (request: NsRequest, reply: FastifyReply) =>
-      sendObject(reply, await leases.update(namespaceOf(request), request.params.name as string, request.body)),
+    update: async (request: NsRequest, reply: FastifyReply) => {
+      const namespace = namespaceOf(request);
+      const name = request.params.name as string;
+      const lease = await leases.update(namespace, name, request.body);
+      // One Map lookup: tells a renewing agent its Node is not Ready (docs/node-lifecycle.md#agent-heal).
+      const ready = namespace === NODE_LEASE_NAMESPACE ? ctx.nodeReady?.statusOf(name) : undefined;
+      if (ready !== undefined) reply.header(NODE_READY_HEADER, ready);
+      return sendObject(reply, lease);
+    },
     delete: (request: NsRequest) =>
       leases.delete(namespaceOf(request), request.params.name as string, deleteOptions(request.body)),
   };

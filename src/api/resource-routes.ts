@@ -6,11 +6,14 @@ import { DEFAULT_LIST_LIMIT, type DeleteOptions } from '../registry/registry-con
 import { listBodyStream, type ListHead } from './list-body.js';
 import { parseRevision } from '../store/store.js';
 import type { WatchStreams } from './ndjson-watch.js';
+import type { NodeReadyIndex } from './node-ready-index.js';
 
 /** What every routes file needs. */
 export interface RouteContext {
   registry: Registry;
   watches: WatchStreams;
+  /** Nodes that are not Ready, for the lease renewal's `shepherd-node-ready` header (node-ready-index.ts). */
+  nodeReady?: NodeReadyIndex;
 }
 
 export type Query = Record<string, string | string[] | undefined>;

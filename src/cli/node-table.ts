@@ -24,11 +24,15 @@ export const NODE_WIDE_HEADERS = [
   'TAINTS',
 ];
 
-/** kubectl's node STATUS: the Ready condition's word, `Unknown` without one, `,SchedulingDisabled` when cordoned. */
+/**
+ * kubectl's node STATUS: the Ready condition's word, `Unknown` without one, `,Suspect` while the controller doubts
+ * the node (docs/node-lifecycle.md#suspect), `,SchedulingDisabled` when cordoned.
+ */
 export function nodeStatus(node: Node): string {
   const ready = readyCondition(node);
   const word = ready?.status === 'True' ? 'Ready' : ready?.status === 'False' ? 'NotReady' : 'Unknown';
-  return node.spec.unschedulable === true ? `${word},SchedulingDisabled` : word;
+  const suspect = node.status.conditions?.some((c) => c.type === 'Suspect' && c.status === 'True') ? ',Suspect' : '';
+  return node.spec.unschedulable === true ? `${word}${suspect},SchedulingDisabled` : `${word}${suspect}`;
 }
 
 /** The newer of the lease's renewTime and the Ready heartbeat: either one proves the agent alive. */

@@ -34,7 +34,15 @@ export interface ApiClient {
 
 export interface RequestOptions {
   signal?: AbortSignal;
+  /**
+   * Called with the response headers of a successful answer (the HTTP client only; the in-process client has
+   * none). The agent reads `shepherd-node-ready` on its lease renewals this way (docs/node-lifecycle.md#agent-heal).
+   */
+  onResponseHeaders?: (headers: ResponseHeaders) => void;
 }
+
+/** Response headers as undici hands them over: lower-case names. */
+export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 export interface DeleteOptions extends RequestOptions {
   /** Pods: 0 removes at once; otherwise a pod bound to a node is deleted gracefully (deletionTimestamp). */

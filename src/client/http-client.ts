@@ -167,6 +167,7 @@ export class HttpResourceClient<T> implements ResourceClient<T> {
       path: this.itemPath(nameOf(obj)),
       body: obj,
       ...signalOf(options),
+      ...(options?.onResponseHeaders === undefined ? {} : { onResponseHeaders: options.onResponseHeaders }),
     });
   }
 

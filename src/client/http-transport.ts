@@ -27,6 +27,8 @@ export interface HttpRequest {
   query?: Record<string, string | undefined>;
   body?: unknown;
   signal?: AbortSignal;
+  /** Sees the headers of the successful answer. */
+  onResponseHeaders?: (headers: Readonly<Record<string, string | string[] | undefined>>) => void;
 }
 
 /** An open response body (a watch stream) and the address that serves it. */
@@ -148,7 +150,10 @@ export class HttpTransport {
       return { ok: false, error: f.error, retryable, failover: f.connection, retryAfterMs: undefined };
     }
     const text = await res.body.text();
-    if (res.statusCode < 400) return { ok: true, value: parseBody<T>(text, req, base) };
+    if (res.statusCode < 400) {
+      req.onResponseHeaders?.(res.headers);
+      return { ok: true, value: parseBody<T>(text, req, base) };
+    }
     const overloaded = res.statusCode === 429 || res.statusCode === 503;
     const parsed = errorFromResponse(res.statusCode, text, req, base);
     const retryAfterMs = retryAfter(res.headers['retry-after'], parsed, this.#options.clock.now());

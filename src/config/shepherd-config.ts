@@ -7,6 +7,7 @@ import {
 import { CONTROLLER_NAMES, parseControllers } from '../controller/controller-names.js';
 import { defaultNodeLifecycleConfig as NLC } from '../controller/node-lifecycle/config.js';
 import { CRASH_LOOP_BACKOFF } from '../agent/pods/restart-policy.js';
+import { addDetectionOptions } from './detection-flags.js';
 import { DEFAULT_REBUILD_RATE } from '../controller/taint-eviction/taint-eviction-controller.js';
 import { formatDuration } from '../core/duration.js';
 import { DEFAULT_MAX_PODS, DEFAULT_TOLERATION_SECONDS } from '../core/pod.js';
@@ -412,6 +413,8 @@ export function buildShepherdCommand(version: string): Command {
         '--mode server: the in-process controller runs as a dry-run (writes nothing but Verdicts); the live controller then runs elsewhere (--mode controller)',
       ),
     );
+
+  addDetectionOptions(cmd);
 
   cmd.optionsGroup('Controllers (--mode server|controller), kube-controller-manager names:');
   cmd

@@ -8,6 +8,8 @@ import { ZoneStateSchema } from './zone.js';
  * the evidence it decided on. Only the controller writes them; the registry validates its writes like any other.
  */
 const RvSchema = z.string().max(MAX_UID_CHARS);
+/** A year: detector durations are bounded like every other field (src/core/limits.ts). */
+const MAX_DETECTOR_SECONDS = 31_536_000;
 
 export const VerdictEvidenceSchema = z.strictObject({
   /** Wall time of the decision. */
@@ -45,6 +47,10 @@ export const VerdictEvidenceSchema = z.strictObject({
       meanIntervalSeconds: z.number().nonnegative().optional(),
       stdDeviationSeconds: z.number().nonnegative().optional(),
       samples: z.number().int().nonnegative().optional(),
+      /** phi: the silence after which this node is marked Unknown (bounded by the grace, docs/node-lifecycle.md#phi-bounds). */
+      expiresAfterSeconds: z.number().nonnegative().max(MAX_DETECTOR_SECONDS).optional(),
+      /** The silence after which this node is Suspect (docs/node-lifecycle.md#suspect). */
+      suspectAfterSeconds: z.number().nonnegative().max(MAX_DETECTOR_SECONDS).optional(),
     })
     .optional(),
   flapping: z

@@ -5,6 +5,7 @@ import { HttpApiClient, readTokenFile } from '../client/http-client.js';
 import { systemClock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { systemRandom } from '../core/random.js';
+import { detectionConfigFrom } from '../config/detection-flags.js';
 import { parseFeatureGates } from '../config/shepherd-config.js';
 import { parseControllers, type ControllerName } from '../controller/controller-names.js';
 import type { NodeLifecycleConfig } from '../controller/node-lifecycle/config.js';
@@ -58,6 +59,7 @@ export function controllerConfigFrom(opts: Opts): NodeLifecycleConfig {
     nodeWorkers: 8,
     tainterPeriodMs: 100,
     leaseCircuitBreaker: gates.NodeControllerLeaseCircuitBreaker,
+    detection: detectionConfigFrom(opts),
   };
   const problems = validateNodeLifecycleConfig(config);
   if (problems.length > 0) throw new Error(problems.join('; '));

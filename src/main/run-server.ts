@@ -199,6 +199,7 @@ export async function runServer(opts: Opts, signal: AbortSignal): Promise<number
     log,
     version: VERSION,
     metrics,
+    nodeReadyHeader: true,
     ...(security.auth ? { auth: security.auth } : {}),
     ...(security.tls ? { tls: security.tls } : {}),
     timeouts: {

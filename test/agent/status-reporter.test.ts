@@ -127,6 +127,21 @@ describe('StatusReporter', () => {
     await t.stop();
   });
 
+  it('heal: told its node is Unknown (a renewal answer), it posts at once, not at the next tick', async () => {
+    const t = setup();
+    await t.clock.advance(1000);
+    assert.equal(t.reporter.heal('True'), false, 'what it posted: nothing to heal');
+    const node = t.stored();
+    const unknown = (node.status.conditions ?? []).map((c) => ({ ...c, status: 'Unknown' as const }));
+    t.client.put('nodes', { ...node, status: { ...node.status, conditions: unknown } });
+    await t.clock.advance(2_000);
+    assert.equal(t.reporter.heal('Unknown'), true);
+    await t.clock.advance(0);
+    assert.equal(cond(t.stored(), 'Ready')?.status, 'True', 'Ready again at 3 s, the next tick was at 10 s');
+    assert.deepEqual(t.posts(), [0, 3_000, 3_000], 'one post, a 409 and its retry, at the moment of the heal');
+    await t.stop();
+  });
+
   it('keeps trying at each tick while the API is unreachable, logging the outage once', async () => {
     const t = setup();
     t.client.failNext('nodes', 'updateStatus', unreachable(), 4);

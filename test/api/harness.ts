@@ -67,6 +67,7 @@ export async function startTestServer(
     bodyLimit?: number;
     timeouts?: Partial<ServerTimeouts>;
     store?: Partial<SqliteStoreOptions>;
+    nodeReadyHeader?: boolean;
   } = {},
 ): Promise<TestServer> {
   const clock = options.clock ?? new FakeClock();
@@ -90,6 +91,7 @@ export async function startTestServer(
     metrics,
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
     ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+    ...(options.nodeReadyHeader === undefined ? {} : { nodeReadyHeader: options.nodeReadyHeader }),
   });
   return {
     ...t,

@@ -166,7 +166,8 @@ describe('verdicts end to end: a killed agent', { timeout: 120_000 }, () => {
     assert.equal(data.now.noExecute?.addedAt, unreachableNoExecute(tainted)?.timeAdded);
     assert.deepEqual(
       data.verdicts.map((v) => v.action),
-      ['MarkUnknown', 'Taint'],
+      // Suspect first: the node missed its renewals before its grace ran out (docs/node-lifecycle.md#suspect).
+      ['Suspect', 'MarkUnknown', 'Taint'],
     );
 
     const described = await runSheepctl(['--server', server.addr, 'describe', 'node', 'vd-a1']);
@@ -328,6 +329,7 @@ describe('verdicts end to end: --controller-dry-run on a server', { timeout: 120
     assert.deepEqual(
       vs.map((v) => [v.action, v.dryRun]),
       [
+        ['Suspect', true],
         ['MarkUnknown', true],
         ['Taint', true],
       ],

@@ -1,3 +1,4 @@
+import { validateDetectionConfig, type DetectionConfig } from './detector.js';
 import { DEFAULT_UNHEALTHY_ZONE_THRESHOLD } from './zone-state.js';
 
 /**
@@ -25,6 +26,8 @@ export interface NodeLifecycleConfig {
   tainterPeriodMs: number;
   /** Feature gate `NodeControllerLeaseCircuitBreaker` (default on). */
   leaseCircuitBreaker: boolean;
+  /** Suspect, the phi detector and flap damping (detector.ts); absent: none of them, the behaviour before them. */
+  detection?: DetectionConfig;
 }
 
 export const defaultNodeLifecycleConfig: NodeLifecycleConfig = Object.freeze({
@@ -71,5 +74,6 @@ export function validateNodeLifecycleConfig(c: NodeLifecycleConfig): string[] {
   }
   if (!(Number.isInteger(c.nodeWorkers) && c.nodeWorkers >= 1)) problems.push('node workers must be an integer >= 1');
   if (!positive(c.tainterPeriodMs)) problems.push('the tainter period must be greater than 0');
+  if (c.detection) problems.push(...validateDetectionConfig(c.detection));
   return problems;
 }

@@ -1,3 +1,4 @@
+import { AdaptiveDetection } from './adaptive-detection.js';
 import { ConsistencyStore, noopConsistencyStore } from './consistency-store.js';
 import { ZoneBook } from './disruption.js';
 import { refuseWrites, simulatingClient } from './dry-run-client.js';
@@ -40,6 +41,8 @@ export interface ControllerParts {
   verdicts: VerdictRecorder;
   /** The settings annotation of every Zone object (zone-notes.ts). */
   settings: string;
+  /** Suspect, phi and flap damping (docs/node-lifecycle.md#suspect); undefined without `config.detection`. */
+  detection: AdaptiveDetection | undefined;
 }
 
 /**
@@ -109,5 +112,19 @@ export function buildParts(deps: NodeLifecycleControllerDeps): ControllerParts {
     breaker,
     verdicts,
     settings: settingsNote(config),
+    detection: config.detection
+      ? new AdaptiveDetection({
+          client,
+          writes,
+          clock: deps.clock,
+          log: deps.log,
+          events,
+          verdicts,
+          metrics,
+          nodes,
+          config,
+          detection: config.detection,
+        })
+      : undefined,
   };
 }

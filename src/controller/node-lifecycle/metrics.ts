@@ -19,6 +19,10 @@ export class NodeLifecycleMetrics {
   readonly breakerTrips: Counter;
   readonly breakerHolding: Gauge;
   readonly verdicts: Counter<'action' | 'reason'>;
+  /** docs/node-lifecycle.md#suspect and #flap-damping. */
+  readonly suspectNodes: Gauge<'zone'>;
+  readonly flappingNodes: Gauge;
+  readonly #suspectZones = new Set<string>();
   readonly #zones = new Set<string>();
 
   constructor(registry?: Registry, options: { dryRun?: boolean } = {}) {
@@ -76,6 +80,25 @@ export class NodeLifecycleMetrics {
       labelNames: ['action', 'reason'],
       registers,
     });
+    this.suspectNodes = new Gauge({
+      name: `${PREFIX}suspect_nodes_in_zone`,
+      help: 'Nodes in the zone whose condition Suspect is True (missed renewals, not yet past the grace).',
+      labelNames: ['zone'],
+      registers,
+    });
+    this.flappingNodes = new Gauge({
+      name: `${PREFIX}flapping_nodes`,
+      help: 'Nodes the flap damper judges flapping (tainted shepherd.io/flapping:NoSchedule).',
+      registers,
+    });
+  }
+
+  /** Suspect nodes per zone for one pass; zones without any lose their series. */
+  setSuspect(byZone: ReadonlyMap<string, number>): void {
+    for (const [zone, n] of byZone) this.suspectNodes.set({ zone }, n);
+    for (const zone of this.#suspectZones) if (!byZone.has(zone)) this.suspectNodes.remove({ zone });
+    this.#suspectZones.clear();
+    for (const zone of byZone.keys()) this.#suspectZones.add(zone);
   }
 
   /** Zone gauges for one pass; zones no longer present lose their series. */

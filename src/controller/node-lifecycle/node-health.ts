@@ -1,6 +1,8 @@
 import { formatTime } from '../../core/clock.js';
 import type { Lease } from '../../core/lease.js';
 import { readyCondition, type Node, type NodeCondition, type NodeStatus } from '../../core/node.js';
+import type { NodeDetection } from './detector.js';
+import { SUSPECT_CONDITION } from './suspect.js';
 
 /**
  * `nodeHealthData` (node_lifecycle_controller.go): what the controller remembers about a node between passes.
@@ -19,6 +21,16 @@ export interface NodeHealth {
    * (docs/node-lifecycle.md#d1-judge-liveness-on-our-own-clock).
    */
   lease: Lease | undefined;
+  /** What the adaptive detection learnt of its heartbeats (detector.ts); absent unless it is configured. */
+  detection?: NodeDetection;
+}
+
+/**
+ * The silence allowed to a node with a Ready condition: the grace, or less when the phi detector judges it
+ * (docs/node-lifecycle.md#phi-bounds; never more than the grace).
+ */
+export function monitorGraceOf(health: NodeHealth | undefined, timings: HealthTimings): number {
+  return health?.detection?.expiryGraceMs ?? timings.nodeMonitorGracePeriodMs;
 }
 
 export interface HealthTimings {
@@ -74,7 +86,7 @@ export function observeNode(
         lastHeartbeatTime: node.metadata.creationTimestamp,
         lastTransitionTime: node.metadata.creationTimestamp,
       };
-  const gracePeriodMs = current ? timings.nodeMonitorGracePeriodMs : timings.nodeStartupGracePeriodMs;
+  const gracePeriodMs = current ? monitorGraceOf(prev, timings) : timings.nodeStartupGracePeriodMs;
   if (!prev) {
     const health = { probeTimestamp: now, readyTransitionTimestamp: now, status: node.status, lease };
     return { health, observed, hasReady: current !== undefined, gracePeriodMs };
@@ -127,7 +139,8 @@ export function markUnknown(node: Node, nowWallMs: number): { conditions: NodeCo
   const at = formatTime(nowWallMs);
   let changed = false;
   const conditions = (node.status.conditions ?? []).map((c) => {
-    if (c.status === 'Unknown') return c;
+    // Suspect is the controller's own doubt, not something the agent reported (docs/node-lifecycle.md#suspect).
+    if (c.status === 'Unknown' || c.type === SUSPECT_CONDITION) return c;
     changed = true;
     return {
       ...c,
@@ -155,7 +168,7 @@ export function markUnknown(node: Node, nowWallMs: number): { conditions: NodeCo
 /** `markUnknown(node, t).changed` without building the conditions: would the Unknown mark write anything? */
 export function wouldMarkChange(node: Node): boolean {
   const conditions = node.status.conditions ?? [];
-  for (const c of conditions) if (c.status !== 'Unknown') return true;
+  for (const c of conditions) if (c.status !== 'Unknown' && c.type !== SUSPECT_CONDITION) return true;
   for (const type of MARKED_CONDITION_TYPES) if (!conditions.some((c) => c.type === type)) return true;
   return false;
 }

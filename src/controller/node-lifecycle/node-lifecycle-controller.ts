@@ -163,6 +163,7 @@ export class NodeLifecycleController {
     const gap = this.#p.pause.passStarted(now);
     if (gap !== undefined) {
       this.#p.nodes.freshGrace(now);
+      this.#p.detection?.reset(now);
       announcePause(this.#p.events, this.#deps.log, gap);
     }
     // The cache's own array when it offers one: read synchronously below, and copied before the first await.
@@ -236,12 +237,15 @@ export class NodeLifecycleController {
     if (this.#held.size > 0) this.#held.clear();
     const { clock } = this.#deps;
     const now = clock.monotonic();
-    if (written.size > 0) draftMarks(this.#p.verdicts, written, recs, clock);
+    if (written.size > 0) draftMarks(this.#p.verdicts, written, recs, clock, this.#cfg.detection);
     const { readyByZone, unsettled } = this.#p.nodes.tally(nodes, recs, (rec, node, i) => {
       if (rec.ready !== rec.passStatus) {
         const back = announceReadyChange(this.#p.events, rec, node, rec.passCurrent, written.get(i), clock);
         // A new node's first Ready (from no Ready condition) is no decision: only a return from False or Unknown.
-        if (back === 'False' || back === 'Unknown') draftReady(this.#p.verdicts, rec, node, back, this.#cfg);
+        if (back === 'False' || back === 'Unknown') {
+          draftReady(this.#p.verdicts, rec, node, back, this.#cfg);
+          this.#p.detection?.returnedReady(rec, now);
+        }
       }
       if (rec.lease !== rec.leaseChecked) this.#p.leaseWarnings.check(rec, node);
     });
@@ -250,13 +254,19 @@ export class NodeLifecycleController {
     announceZones(this.#p.events, this.#deps.log, outcome);
     // Every node gets a fresh grace: the outage may have been ours. Only existing records
     // (docs/node-lifecycle.md#d9-no-crash-without-a-health-record).
-    if (outcome.transition === 'exit') this.#p.nodes.freshGrace(now);
+    if (outcome.transition === 'exit') {
+      this.#p.nodes.freshGrace(now);
+      this.#p.detection?.reset(now);
+    }
+    // Decided here, while `nodes` may still be the cache's own array; written after the taints.
+    const detected = this.#p.detection?.learn(nodes, recs, now);
     const master = this.#p.zones.inMasterDisruption();
     const plans = this.#p.taints.plan(nodes, recs, master ? undefined : unsettled, master);
     // Verdicts of this pass's marks and queueing, with the queue as the reconcile left it.
     this.#p.verdicts.resolve();
     await mapLimit(plans, this.#cfg.nodeWorkers, (p) => this.#p.taints.apply(p));
     await this.#p.taints.tainterPass();
+    if (detected) await this.#p.detection?.apply(detected);
     this.#p.verdicts.resolve();
     this.#p.metrics.setZones(outcome.counts);
     this.#p.metrics.masterDisruption.set(master ? 1 : 0);
@@ -298,6 +308,7 @@ export class NodeLifecycleController {
     for (const { name } of changes.removed) {
       this.#p.leaseWarnings.forget(name);
       this.#p.writes.forget(name);
+      this.#p.detection?.forget(name);
     }
   }
 }

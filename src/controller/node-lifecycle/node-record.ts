@@ -1,6 +1,13 @@
 import type { Lease } from '../../core/lease.js';
 import { EXCLUDE_DISRUPTION_LABEL, readyCondition, zoneKeyOf, type Node, type NodeCondition } from '../../core/node.js';
-import { observedHeartbeat, observeNode, wouldMarkChange, type HealthTimings, type NodeHealth } from './node-health.js';
+import {
+  monitorGraceOf,
+  observedHeartbeat,
+  observeNode,
+  wouldMarkChange,
+  type HealthTimings,
+  type NodeHealth,
+} from './node-health.js';
 
 /**
  * Everything the controller keeps about one node it knows (upstream's `knownNodeSet` entry plus its
@@ -134,7 +141,7 @@ export function judgeStaged(
   }
   rec.passCurrent = ready;
   // Past the grace with every condition already Unknown, the node's own Ready is what a mark would leave.
-  const grace = ready === undefined ? timings.nodeStartupGracePeriodMs : timings.nodeMonitorGracePeriodMs;
+  const grace = ready === undefined ? timings.nodeStartupGracePeriodMs : monitorGraceOf(prev, timings);
   return now > probe + grace && wouldMarkChange(node);
 }
 

@@ -1,8 +1,10 @@
 import type { Clock } from '../../core/clock.js';
 import { readyCondition, type Node } from '../../core/node.js';
+import type { VerdictEvidence } from '../../core/verdict.js';
 import type { BreakerView } from './breaker-status.js';
 import { ConsistencyError } from './consistency-store.js';
 import type { ZoneBook } from './disruption.js';
+import { detectorEvidence, type DetectionConfig } from './detector.js';
 import type { KnownNodes } from './known-nodes.js';
 import type { Judged, ShortCircuit } from './node-evaluator.js';
 import { REASON_NEVER_UPDATED, type HealthTimings } from './node-health.js';
@@ -22,6 +24,7 @@ export function draftMarks(
   written: ReadonlyMap<number, Judged>,
   recs: readonly NodeRecord[],
   clock: Clock,
+  detection?: DetectionConfig,
 ): void {
   if (!verdicts.enabled) return;
   for (const [i, j] of written) {
@@ -42,9 +45,18 @@ export function draftMarks(
       ...(swaps && m
         ? { next: `swap ${taintName(m.other)} for ${taintName(m.want)} in this pass, at once (no token)` }
         : {}),
-      detector: true,
+      detector: markDetector(j, clock, detection),
     });
   }
+}
+
+type DetectorEvidence = NonNullable<VerdictEvidence['detector']>;
+
+/** The phi detector's evidence when it judged the node (docs/node-lifecycle.md#phi-detector), else the fixed one. */
+function markDetector(j: Judged, clock: Clock, detection: DetectionConfig | undefined): true | DetectorEvidence {
+  const det = j.health.detection;
+  if (detection === undefined || det === undefined) return true;
+  return detectorEvidence(det, clock.monotonic() - j.health.probeTimestamp, det.phi ? detection : undefined);
 }
 
 /** Ready: the node is Ready again after `before` (Unknown or False). */

@@ -37,8 +37,10 @@ export interface VerdictDraft {
   /** The node already carries this NoExecute taint (a mark that needs no taint). */
   carries?: string;
   next?: string;
-  /** The judgement used the fixed grace detector (the only one so far; phi comes later). */
-  detector?: boolean;
+  /** The detector that judged the silence: `true` is the fixed grace detector (detector.ts builds the others). */
+  detector?: boolean | VerdictEvidence['detector'];
+  /** The flap damper's count (docs/node-lifecycle.md#flap-damping). */
+  flapping?: VerdictEvidence['flapping'];
 }
 
 /** What the controller knows at resolve time, read only for the few nodes a pass decided something about. */
@@ -171,7 +173,8 @@ export class VerdictRecorder {
       zone: zoneEvidence(zone, queue, clock),
       ...(breaker ? { breaker } : {}),
       masterDisruption: master,
-      ...(d.detector ? { detector: { kind: 'fixed' as const } } : {}),
+      ...(d.detector ? { detector: d.detector === true ? { kind: 'fixed' as const } : d.detector } : {}),
+      ...(d.flapping ? { flapping: d.flapping } : {}),
     };
     const next = d.next ?? nextOf(d, zone, queue, master, clock);
     this.#deps.metrics.verdicts.inc({ action: d.action, reason: d.reason });

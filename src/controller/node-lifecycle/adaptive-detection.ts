@@ -1,0 +1,204 @@
+import type { ApiClient } from '../../client/api-client.js';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { Node } from '../../core/node.js';
+import {
+  detectionTimings,
+  detectorEvidence,
+  newDetection,
+  resetDetection,
+  updateDetection,
+  type DetectionConfig,
+  type DetectionTimings,
+  type NodeDetection,
+} from './detector.js';
+import type { EventRecorder } from './events.js';
+import { FLAPPING_NO_SCHEDULE, FlapDamper, type FlapAction } from './flap-damper.js';
+import { mapLimit } from './map-limit.js';
+import type { NodeLifecycleMetrics } from './metrics.js';
+import type { KnownNodes } from './known-nodes.js';
+import type { NodeRecord } from './node-record.js';
+import type { NodeOverlay } from './own-writes.js';
+import { isSuspect, suspectChange, withSuspect, type SuspectChange } from './suspect.js';
+import { hasTaint, swapTaints, taintName, writeTaints } from './taints.js';
+import { formatSeconds } from './verdict-evidence.js';
+import type { VerdictRecorder } from './verdict-recorder.js';
+
+export interface AdaptiveDetectionDeps {
+  client: ApiClient;
+  writes: NodeOverlay;
+  clock: Clock;
+  log: Logger;
+  events: EventRecorder;
+  verdicts: VerdictRecorder;
+  metrics: NodeLifecycleMetrics;
+  nodes: KnownNodes;
+  config: { nodeMonitorPeriodMs: number; nodeMonitorGracePeriodMs: number; nodeWorkers: number };
+  detection: DetectionConfig;
+}
+
+/** What the node's copy says, memoised per node object (a steady node costs one identity comparison a pass). */
+function seen(det: NodeDetection, node: Node): void {
+  if (det.seenNode === node) return;
+  det.seenNode = node;
+  det.seenSuspect = isSuspect(node);
+  det.seenFlapping = hasTaint(node.spec.taints, FLAPPING_NO_SCHEDULE);
+}
+
+/** The writes one pass decided, made after its taints (`apply`). */
+interface Work {
+  suspect: Array<{ rec: NodeRecord; node: Node; change: SuspectChange; det: NodeDetection; silentMs: number }>;
+  flaps: Array<{ rec: NodeRecord; node: Node; action: Exclude<FlapAction, undefined> }>;
+}
+
+/**
+ * Suspect, the phi detector's learning and flap damping, run once per pass that goes through
+ * (docs/node-lifecycle.md#suspect, #phi-detector, #flap-damping). `learn` runs in the synchronous part of the pass
+ * (the node list may be the cache's own array) and only decides; `apply` writes after the pass's taints.
+ */
+export class AdaptiveDetection {
+  readonly #deps: AdaptiveDetectionDeps;
+  readonly #timings: DetectionTimings;
+  readonly #damper: FlapDamper;
+
+  constructor(deps: AdaptiveDetectionDeps) {
+    this.#deps = deps;
+    this.#timings = detectionTimings(
+      deps.detection,
+      deps.config.nodeMonitorPeriodMs,
+      deps.config.nodeMonitorGracePeriodMs,
+    );
+    this.#damper = new FlapDamper(deps.detection.flapThreshold, deps.detection.flapWindowMs);
+  }
+
+  get config(): DetectionConfig {
+    return this.#deps.detection;
+  }
+
+  /** A controller pause, or the end of master disruption: every node's heartbeat history is forgotten. */
+  reset(now: number): void {
+    for (const rec of this.#deps.nodes.values()) {
+      const det = rec.health?.detection;
+      if (det) resetDetection(det, rec.health?.probeTimestamp ?? now, this.#timings);
+    }
+  }
+
+  /** The node came back Ready from False or Unknown (the flap damper counts it). */
+  returnedReady(rec: NodeRecord, now: number): void {
+    this.#damper.returned(rec.name, now);
+  }
+
+  /** Learns from the pass's committed records and decides the Suspect and flapping writes. Synchronous. */
+  learn(nodes: readonly Node[], recs: readonly NodeRecord[], now: number): Work {
+    const work: Work = { suspect: [], flaps: [] };
+    const suspectByZone = new Map<string, number>();
+    for (let i = 0; i < nodes.length; i++) {
+      const rec = recs[i] as NodeRecord;
+      const health = rec.health;
+      if (health === undefined || rec.passSkipped) continue;
+      const node = nodes[i] as Node;
+      let det = health.detection;
+      if (det === undefined) det = health.detection = newDetection(health.probeTimestamp);
+      updateDetection(det, health.probeTimestamp, health.lease?.spec.leaseDurationSeconds, this.#timings);
+      seen(det, node);
+      const silentMs = now - health.probeTimestamp;
+      const want = det.suspectAfterMs !== undefined && silentMs > det.suspectAfterMs;
+      if (rec.counted) suspectByZone.set(rec.zone, (suspectByZone.get(rec.zone) ?? 0) + (want ? 1 : 0));
+      // A restarted controller gives a fresh grace, which proves nothing: Suspect goes only at an observed renewal.
+      if (want !== det.seenSuspect && (want || det.renewed)) {
+        const change = suspectChange(rec.name, want, silentMs, det.suspectAfterMs ?? 0, det.phi !== undefined);
+        work.suspect.push({ rec, node, change, det, silentMs });
+      }
+      if (det.seenFlapping && !this.#damper.watching(rec.name)) this.#damper.adopt(rec.name, now);
+      if (!this.#damper.watching(rec.name)) continue;
+      const action = this.#damper.action(rec.name, det.seenFlapping, rec.passStatus === 'True', now);
+      if (action !== undefined) work.flaps.push({ rec, node, action });
+    }
+    this.#deps.metrics.setSuspect(suspectByZone);
+    this.#deps.metrics.flappingNodes.set(this.#damper.flappingCount());
+    return work;
+  }
+
+  /** Makes the writes `learn` decided, drafting a verdict for each that went through. */
+  async apply(work: Work): Promise<void> {
+    const { nodeWorkers } = this.#deps.config;
+    await mapLimit(work.suspect, nodeWorkers, (w) => this.#writeSuspect(w));
+    await mapLimit(work.flaps, nodeWorkers, (w) => this.#writeFlapping(w.rec, w.node, w.action));
+  }
+
+  forget(name: string): void {
+    this.#damper.forget(name);
+  }
+
+  async #writeSuspect(w: Work['suspect'][number]): Promise<void> {
+    const { client, clock, writes, log, verdicts } = this.#deps;
+    const { rec, node, change, det } = w;
+    let written: Node;
+    try {
+      written = await client.nodes.updateStatus({
+        ...node,
+        status: { ...node.status, conditions: withSuspect(node.status.conditions, change, clock.now()) },
+      });
+    } catch (err) {
+      // A conflict or an outage: the next pass decides again from a fresher copy.
+      log.debug({ err, node: rec.name }, `could not set Suspect=${change.suspect} on node ${rec.name}`);
+      return;
+    }
+    writes.remember(written);
+    verdicts.draft({
+      action: change.suspect ? 'Suspect' : 'Unsuspect',
+      reason: change.reason,
+      node: rec.name,
+      zone: rec.zone,
+      message: change.message,
+      ...(det.suspectAfterMs === undefined ? {} : { graceMs: det.suspectAfterMs }),
+      detector: detectorEvidence(det, w.silentMs, det.phi ? this.#deps.detection : undefined),
+      ...(change.suspect ? { next: this.#suspectNext(det) } : {}),
+    });
+  }
+
+  #suspectNext(det: NodeDetection): string {
+    const grace = det.expiryGraceMs ?? this.#deps.config.nodeMonitorGracePeriodMs;
+    return `nothing while it is Suspect but new pods prefer other nodes; marked Unknown after ${formatSeconds(grace)} of silence${det.phi ? ' (the phi detector)' : ''}, Suspect=False at its next renewal`;
+  }
+
+  async #writeFlapping(rec: NodeRecord, node: Node, action: 'taint' | 'untaint'): Promise<void> {
+    const { client, clock, log, writes, events, verdicts, detection } = this.#deps;
+    const taint = FLAPPING_NO_SCHEDULE;
+    const res = await writeTaints(client, node, (taints) =>
+      action === 'taint' ? swapTaints(taints, [taint], [], clock.now()) : swapTaints(taints, [], [taint], clock.now()),
+    );
+    if (!res.ok) {
+      log.warn({ err: res.error, node: rec.name }, `could not ${action} node ${rec.name} ${taintName(taint)}`);
+      return;
+    }
+    if (res.node === undefined) return;
+    writes.remember(res.node);
+    const now = clock.monotonic();
+    const transitions = this.#damper.transitions(rec.name, now);
+    const window = formatSeconds(detection.flapWindowMs);
+    const flapping = { transitions, windowSeconds: detection.flapWindowMs / 1000 };
+    if (action === 'taint') {
+      const message = `Node ${rec.name} came back Ready ${transitions} times within ${window} (more than --node-flap-threshold ${detection.flapThreshold}): tainted ${taintName(taint)}, no new pods; nothing is evicted for flapping`;
+      events.emit({ kind: 'Node', name: rec.name, uid: rec.uid }, 'Warning', 'NodeFlapping', message);
+      verdicts.draft({
+        action: 'Flapping',
+        reason: 'ReadyFlapping',
+        node: rec.name,
+        zone: rec.zone,
+        message,
+        flapping,
+        next: `lift ${taintName(taint)} once the node has stayed Ready for ${window}`,
+      });
+    } else {
+      verdicts.draft({
+        action: 'Unflapping',
+        reason: 'StayedReady',
+        node: rec.name,
+        zone: rec.zone,
+        message: `Node ${rec.name} stayed Ready for ${window}: ${taintName(taint)} lifted`,
+        flapping,
+      });
+    }
+  }
+}

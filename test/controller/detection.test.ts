@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defaultDetectionConfig, type DetectionConfig } from '../../src/controller/node-lifecycle/detector.js';
+import { FLAPPING_TAINT_KEY } from '../../src/controller/node-lifecycle/flap-damper.js';
+import { VerdictInputSchema } from '../../src/core/verdict-schema.js';
+import { harness, type Harness } from './node-lifecycle-harness.js';
+
+/** Passes every 5 s until monotonic `endMs`; `renewing` agents renew every 10 s just before that pass. */
+async function runUntil(h: Harness, endMs: number, renewing: Iterable<string> = []): Promise<void> {
+  while (h.clock.monotonic() < endMs) {
+    await h.clock.advance(5_000);
+    if (h.clock.monotonic() % 10_000 === 0) for (const n of renewing) h.renew(n);
+    await h.controller.monitorNodeHealth();
+  }
+}
+
+const suspectOf = (h: Harness, name: string): string | undefined =>
+  h.node(name).status.conditions?.find((c) => c.type === 'Suspect')?.status;
+const readyOf = (h: Harness, name: string): string | undefined =>
+  h.node(name).status.conditions?.find((c) => c.type === 'Ready')?.status;
+const actions = (h: Harness, name: string): string[] => h.verdicts.of(name).map((v) => `${v.action}/${v.reason}`);
+
+function detecting(detection: Partial<DetectionConfig> = {}): Harness {
+  return harness({ detection: { ...defaultDetectionConfig, ...detection } });
+}
+
+describe('Suspect', () => {
+  it('a node silent for more than 1.5 renew intervals is Suspect: condition, verdict, metric; no taint', async () => {
+    const h = detecting();
+    h.addNode('n1', { ready: 'True', zone: 'z' });
+    h.addNode('n2', { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 15_000, ['n2']);
+    assert.equal(suspectOf(h, 'n1'), undefined, 'silent 15 s: not more than 1.5 × 10 s');
+    await runUntil(h, 20_000, ['n2']);
+    assert.equal(suspectOf(h, 'n1'), 'True');
+    assert.equal(readyOf(h, 'n1'), 'True', 'Suspect changes nothing else');
+    assert.deepEqual(h.node('n1').spec.taints ?? [], []);
+    assert.deepEqual(actions(h, 'n1'), ['Suspect/MissedRenewals']);
+    const v = h.verdicts.of('n1', 'Suspect')[0]!;
+    assert.ok(VerdictInputSchema.safeParse(v).success);
+    assert.equal(v.evidence.graceSeconds, 15);
+    assert.equal(v.evidence.silentForSeconds, 20);
+    assert.equal(v.evidence.detector?.kind, 'fixed');
+    const metrics = await h.registry.metrics();
+    assert.match(metrics, /shepherd_node_lifecycle_suspect_nodes_in_zone\{zone="z"\} 1/);
+    assert.equal(suspectOf(h, 'n2'), undefined, 'a renewing node is never Suspect');
+    assert.equal(h.statusWrites('n2'), 0);
+  });
+
+  it('Suspect stays through the Unknown mark and turns False at the next renewal', async () => {
+    const h = detecting();
+    h.addNode('n1', { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 55_000);
+    assert.equal(readyOf(h, 'n1'), 'Unknown');
+    assert.equal(suspectOf(h, 'n1'), 'True', 'the Unknown mark leaves the controller its own condition');
+    h.renew('n1');
+    await runUntil(h, 60_000);
+    assert.equal(suspectOf(h, 'n1'), 'False');
+    assert.deepEqual(actions(h, 'n1'), [
+      'Suspect/MissedRenewals',
+      'MarkUnknown/HeartbeatTimeout',
+      'Unsuspect/RenewalsObserved',
+    ]);
+    const metrics = await h.registry.metrics();
+    assert.match(metrics, /shepherd_node_lifecycle_suspect_nodes_in_zone\{zone="z"\} 0/);
+  });
+
+  it('without a detection block nothing of it runs (the behaviour before it)', async () => {
+    const h = harness();
+    h.addNode('n1', { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 45_000);
+    assert.equal(suspectOf(h, 'n1'), undefined);
+    assert.deepEqual(h.verdicts.written, []);
+  });
+});
+
+describe('phi detector in the controller', () => {
+  it('marks a regular node that stops at the minimum grace (25 s), not the grace (50 s), with phi evidence', async () => {
+    const h = detecting({ failureDetector: 'phi' });
+    h.addNode('n1', { ready: 'True', zone: 'z' });
+    h.addNode('n2', { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 200_000, ['n1', 'n2']);
+    assert.deepEqual(h.verdicts.written, [], 'regular nodes: no Suspect, no mark');
+    await runUntil(h, 225_000, ['n2']);
+    assert.equal(readyOf(h, 'n1'), 'True', 'silent 25 s: not yet');
+    await runUntil(h, 230_000, ['n2']);
+    assert.equal(readyOf(h, 'n1'), 'Unknown');
+    const mark = h.verdicts.of('n1', 'MarkUnknown')[0]!;
+    assert.ok(VerdictInputSchema.safeParse(mark).success);
+    const d = mark.evidence.detector!;
+    assert.equal(d.kind, 'phi');
+    assert.equal(d.threshold, 8);
+    assert.equal(d.meanIntervalSeconds, 10);
+    assert.equal(d.stdDeviationSeconds, 0);
+    assert.ok((d.phi as number) >= 8);
+    assert.equal(d.expiresAfterSeconds, 25);
+    assert.equal(readyOf(h, 'n2'), 'True');
+  });
+
+  it('a node with too few samples falls back to the fixed grace', async () => {
+    const h = detecting({ failureDetector: 'phi' });
+    h.addNode('n1', { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 50_000);
+    assert.equal(readyOf(h, 'n1'), 'True', 'no history: the fixed 50 s grace');
+    await runUntil(h, 55_000);
+    assert.equal(readyOf(h, 'n1'), 'Unknown');
+    assert.equal(h.verdicts.of('n1', 'MarkUnknown')[0]?.evidence.detector?.kind, 'fixed');
+  });
+
+  it('a controller pause clears the history: the node is judged by the fixed rule afterwards', async () => {
+    const h = detecting({ failureDetector: 'phi' });
+    h.addNode('n1', { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 200_000, ['n1']);
+    assert.ok((h.controller.healthOf('n1')?.detection?.window?.size ?? 0) >= 10);
+    await h.clock.advance(120_000); // no pass: the controller was stopped
+    await h.controller.monitorNodeHealth();
+    assert.equal(h.events('ControllerPaused').length, 1);
+    assert.equal(h.controller.healthOf('n1')?.detection?.window?.size, 0);
+    const start = h.clock.monotonic();
+    await runUntil(h, start + 50_000);
+    assert.equal(readyOf(h, 'n1'), 'True', 'fresh grace and no history: not before 50 s');
+    await runUntil(h, start + 55_000);
+    assert.equal(readyOf(h, 'n1'), 'Unknown');
+  });
+});
+
+describe('flap damping', () => {
+  /** One not-Ready → Ready cycle, a pass after each post. */
+  async function flap(h: Harness, name: string): Promise<void> {
+    h.postReady(name, 'False');
+    await runUntil(h, h.clock.monotonic() + 5_000, [name]);
+    h.postReady(name, 'True');
+    await runUntil(h, h.clock.monotonic() + 5_000, [name]);
+  }
+
+  it('more than the threshold of returns in the window: NoSchedule taint, event, verdict; lifted after a Ready window', async () => {
+    const h = detecting({ flapThreshold: 2, flapWindowMs: 60_000 });
+    h.addNode('n1', { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await flap(h, 'n1');
+    await flap(h, 'n1');
+    const flappingTaint = () => h.node('n1').spec.taints?.find((t) => t.key === FLAPPING_TAINT_KEY);
+    assert.equal(flappingTaint(), undefined, '2 returns: not more than 2');
+    await flap(h, 'n1');
+    assert.deepEqual(
+      { key: flappingTaint()?.key, effect: flappingTaint()?.effect },
+      { key: FLAPPING_TAINT_KEY, effect: 'NoSchedule' },
+    );
+    assert.equal(h.events('NodeFlapping').length, 1);
+    const v = h.verdicts.of('n1', 'Flapping')[0]!;
+    assert.ok(VerdictInputSchema.safeParse(v).success);
+    assert.deepEqual(v.evidence.flapping, { transitions: 3, windowSeconds: 60 });
+    const back = h.clock.monotonic();
+    await runUntil(h, back + 55_000, ['n1']);
+    assert.ok(flappingTaint(), 'Ready for less than the window: kept');
+    await runUntil(h, back + 65_000, ['n1']);
+    assert.equal(flappingTaint(), undefined, 'Ready for the window: lifted');
+    assert.equal(h.verdicts.of('n1', 'Unflapping').length, 1);
+    assert.equal(h.events('NodeFlapping').length, 1);
+  });
+
+  it('a flapping taint found after a restart goes after a Ready window; with damping off at once', async () => {
+    const h = detecting({ flapThreshold: 0 });
+    h.addNode('n1', { ready: 'True', zone: 'z', taints: [{ key: FLAPPING_TAINT_KEY, effect: 'NoSchedule' }] });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 5_000, ['n1']);
+    assert.equal(h.node('n1').spec.taints?.length ?? 0, 0);
+    const k = detecting({ flapWindowMs: 30_000 });
+    k.addNode('n1', { ready: 'True', zone: 'z', taints: [{ key: FLAPPING_TAINT_KEY, effect: 'NoSchedule' }] });
+    await k.controller.monitorNodeHealth();
+    await runUntil(k, 25_000, ['n1']);
+    assert.equal(k.node('n1').spec.taints?.length, 1);
+    await runUntil(k, 35_000, ['n1']);
+    assert.equal(k.node('n1').spec.taints?.length ?? 0, 0);
+  });
+});
+
+describe('Suspect across a controller restart', () => {
+  it('a Suspect left by the last controller stays until a renewal is observed (a fresh grace is no evidence)', async () => {
+    const h = detecting();
+    h.addNode('n1', { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 20_000);
+    assert.equal(suspectOf(h, 'n1'), 'True');
+    h.restart();
+    await runUntil(h, 30_000);
+    assert.equal(suspectOf(h, 'n1'), 'True', 'no Unsuspect from the restart alone');
+    h.renew('n1');
+    await runUntil(h, 35_000);
+    assert.equal(suspectOf(h, 'n1'), 'False');
+    assert.deepEqual(actions(h, 'n1'), ['Suspect/MissedRenewals', 'Unsuspect/RenewalsObserved']);
+  });
+});
