@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import type { Node } from '../../src/core/node.js';
 import type { Pod } from '../../src/core/pod.js';
 import { ANNOTATION_MASTER_DISRUPTION } from '../../src/core/zone-annotations.js';
+import { CutProxy } from '../support/cut-proxy.js';
 import { eventually } from '../support/eventually.js';
 import { readyOf, unreachableNoExecute } from '../support/node-history.js';
 import { type Proc, SHEPHERD_BIN, startProcess, startServer, type ServerProc, tempDir } from '../support/processes.js';
@@ -15,8 +16,9 @@ import { type Proc, SHEPHERD_BIN, startProcess, startServer, type ServerProc, te
 // The workload story end to end with real processes (docs/workloads.md#eviction-pacing-in-a-rack-failure): three
 // zones of two agents, a Deployment of 30 placeholder pods spread over them. Killing a zone's agents taints its
 // nodes at the zone's rate after the grace period, and each node's pods are deleted tolerationSeconds after its
-// taint and replaced in the healthy zones. Cutting every zone is master disruption: no pod is evicted, and when the
-// cut heals every pod is where it was. A node back before tolerationSeconds keeps its pods.
+// taint and replaced in the healthy zones. Cutting every zone's link to the server (a proxy per agent) is master
+// disruption: no pod is evicted, and when the cut heals every pod is where it was. A node whose link comes back
+// before tolerationSeconds keeps its pods.
 // Lease 3 s (renewed every 750 ms) against a 4 s grace: a loaded 2-core machine running seven processes must not
 // make a live node miss its grace.
 const GRACE_MS = 4_000;
@@ -31,8 +33,8 @@ const FLAGS = [
   ...['--default-not-ready-toleration-seconds', String(TOLERATION_S), '--log-level', 'warn'],
 ];
 
-// A frozen agent learns that its node was marked Unknown from its next status computation (kubelet's
-// nodeStatusUpdateFrequency): short, so a node is Ready again within a second of coming back.
+// An agent cut off re-posts its status at its first status tick after its renewals succeed again (the controller
+// marked the node Unknown meanwhile): a short update period makes a node Ready again soon after the heal.
 const AGENT_FLAGS = ['--lease-duration', '3s', '--node-status-update-frequency', '500ms', '--log-level', 'warn'];
 
 const web: Writable<Deployment> = {
@@ -90,9 +92,12 @@ describe('the workload story: a dead zone, a cut control plane, a node back in t
   let client: HttpApiClient;
   let record: PodRecord;
   const agents = new Map<string, Proc>();
+  /** Each agent talks to the server through its own link, which the test can cut. */
+  const proxies = new Map<string, CutProxy>();
 
   const startAgent = (name: string, zone: string): void => {
-    const args = ['--mode', 'agent', '--node-name', name, '--zone', zone, '--api-addr', server.addr];
+    const addr = (proxies.get(name) as CutProxy).addr;
+    const args = ['--mode', 'agent', '--node-name', name, '--zone', zone, '--api-addr', addr];
     agents.set(name, startProcess(SHEPHERD_BIN, [...args, ...AGENT_FLAGS], { name }));
   };
   const nodes = async (): Promise<Node[]> => (await client.nodes.list()).items;
@@ -118,7 +123,7 @@ describe('the workload story: a dead zone, a cut control plane, a node back in t
         );
         return names.every((n) => ok.has(n));
       },
-      { what, timeoutMs, last: () => seen },
+      { what, timeoutMs, last: () => ({ seen, logs: names.map((n) => agents.get(n)?.output.slice(-5)) }) },
     );
   };
   const evictions = async (): Promise<number> =>
@@ -128,6 +133,7 @@ describe('the workload story: a dead zone, a cut control plane, a node back in t
 
   before(async () => {
     server = await startServer(['--db', `${dir.path}/db.sqlite`, ...FLAGS]);
+    for (const n of NODES) proxies.set(n.name, await CutProxy.start(server.addr));
     client = new HttpApiClient({ addresses: [server.addr] });
     for (const n of NODES) startAgent(n.name, n.zone);
     await waitReady(
@@ -139,11 +145,11 @@ describe('the workload story: a dead zone, a cut control plane, a node back in t
   });
 
   after(async () => {
-    for (const a of agents.values()) a.signal('SIGCONT');
     await record?.stop();
     await client?.close();
     await Promise.all([...agents.values()].map((p) => p.stop()));
     await server?.stop();
+    await Promise.all([...proxies.values()].map((p) => p.close()));
     dir.cleanup();
   });
 
@@ -226,7 +232,7 @@ describe('the workload story: a dead zone, a cut control plane, a node back in t
     const before = placement(await live());
     const evictionsBefore = await evictions();
     const cutAt = Date.now();
-    for (const a of agents.values()) a.signal('SIGSTOP');
+    for (const p of proxies.values()) p.cut();
     await eventually(
       async () => {
         const zones = (await client.zones.list()).items;
@@ -248,7 +254,7 @@ describe('the workload story: a dead zone, a cut control plane, a node back in t
       [],
       'no NoExecute taint during master disruption',
     );
-    for (const a of agents.values()) a.signal('SIGCONT');
+    for (const p of proxies.values()) p.heal();
     await waitReady(
       NODES.map((n) => n.name),
       'six Ready nodes after the heal',
@@ -274,13 +280,13 @@ describe('the workload story: a dead zone, a cut control plane, a node back in t
       .map(([name]) => name);
     assert.ok(mine.length > 0, 'node-b1 runs pods');
     const evictionsBefore = await evictions();
-    const agent = agents.get('node-b1') as Proc;
-    agent.signal('SIGSTOP');
+    const link = proxies.get('node-b1') as CutProxy;
+    link.cut();
     const taint = await eventually(async () => unreachableNoExecute(await client.nodes.get('node-b1')), {
       what: 'node-b1 tainted unreachable:NoExecute',
       timeoutMs: 20_000,
     });
-    agent.signal('SIGCONT');
+    link.heal();
     await waitReady(['node-b1'], 'node-b1 Ready and untainted', 10_000);
     const backAfter = Date.now() - Date.parse(taint.timeAdded ?? 'x');
     assert.ok(backAfter < TOLERATION_S * 1000, `back ${backAfter} ms after the taint: inside the toleration`);
