@@ -12,12 +12,19 @@
  *    synced until the informer has seen every pod bound. Reported: binds/s, the spread per zone and node, and CPU
  *    per pod (process CPU time, including the store, the registry and the informers, which share the process with
  *    the scheduler as they do in the server).
+ * 3. A Deployment of --pods replicas placed into the same number of nodes (a fresh store): the deployment controller
+ *    creates the pods and the scheduler binds them, on shared informers as in the server; timed from the Deployment's
+ *    creation until the informer has seen every pod bound. Run with --expose-gc (`npm run bench:scheduler`) and it
+ *    also reports the process's heap and RSS growth per pod once they are all stored, bound and held by the
+ *    informers: the server's memory per pod with its controllers in process (SQLite's page cache included in RSS).
+ *    `--only deployment` runs this part alone.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LocalApiClient } from '../src/client/local-client.js';
+import { DeploymentController } from '../src/controller/deployment/deployment-controller.js';
 import { Scheduler } from '../src/controller/scheduler/scheduler.js';
 import { SharedInformers } from '../src/controller/shared-informers.js';
 import { formatTime, systemClock } from '../src/core/clock.js';
@@ -29,7 +36,11 @@ import { Registry } from '../src/registry/registry.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const { values } = parseArgs({
-  options: { nodes: { type: 'string', default: '10000' }, pods: { type: 'string', default: '10000' } },
+  options: {
+    nodes: { type: 'string', default: '10000' },
+    pods: { type: 'string', default: '10000' },
+    only: { type: 'string' },
+  },
 });
 const NODES = Number(values.nodes);
 const PODS = Number(values.pods);
@@ -94,7 +105,13 @@ async function decisionsOnly(at: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (values.only === 'deployment') return deploymentPlacement();
   await decisionsOnly(formatTime(Date.now()));
+  await endToEnd();
+  await deploymentPlacement();
+}
+
+async function endToEnd(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'shepherd-sched-'));
   const store = await openSqliteStore({ path: join(dir, 'db.sqlite') });
   const at = formatTime(Date.now());
@@ -151,6 +168,81 @@ async function main(): Promise<void> {
   console.log(`  per node: min ${Math.min(...counts)}, max ${Math.max(...counts)} over ${perNode.size} nodes`);
   stop.abort();
   await running;
+  await informing;
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function memory(): { heap: number; rss: number } {
+  for (let i = 0; i < 3; i++) (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed, rss: m.rss };
+}
+
+async function deploymentPlacement(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'shepherd-deploy-'));
+  const store = await openSqliteStore({ path: join(dir, 'db.sqlite') });
+  const at = formatTime(Date.now());
+  for (let i = 0; i < NODES; i += 5000) {
+    const writes: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(NODES, i + 5000); j++) writes.push(store.create('nodes', node(j, at)));
+    await Promise.all(writes);
+  }
+  const deps = { clock: systemClock, log: silentLogger, random: systemRandom };
+  const registry = new Registry({ store, ...deps });
+  const client = new LocalApiClient({ registry });
+  const informers = new SharedInformers({ client, ...deps });
+  const [nodes, pods, deployments] = [informers.nodes(), informers.pods(), informers.deployments()];
+  const scheduler = new Scheduler({ client, nodes, pods, ...deps });
+  const controller = new DeploymentController({ client, deployments, pods, nodes, ...deps });
+  let bound = 0;
+  let done: () => void = () => undefined;
+  const allBound = new Promise<void>((r) => (done = r));
+  pods.onEvent((type, p, old) => {
+    if (type === 'MODIFIED' && p.spec.nodeName !== undefined && old?.spec.nodeName === undefined && ++bound === PODS)
+      done();
+  });
+  const stop = new AbortController();
+  const informing = informers.start(stop.signal);
+  await informers.waitForSync(stop.signal);
+  const running = [scheduler.run(stop.signal), controller.run(stop.signal)];
+  const before = memory();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await client.deployments('default').create({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: {
+      replicas: PODS,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx:1' }] } },
+    },
+    status: {},
+  });
+  await allBound;
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const zones = new Map<string, number>();
+  for (const p of pods.list()) {
+    const zone = nodes.get(p.spec.nodeName as string)?.metadata.labels?.[ZONE_LABEL] ?? '';
+    zones.set(zone, (zones.get(zone) ?? 0) + 1);
+  }
+  console.log(`a Deployment of ${PODS} replicas into ${NODES} nodes (deployment controller + scheduler, SQLite)`);
+  console.log(`  created and bound in ${seconds.toFixed(2)} s: ${Math.round(PODS / seconds)} pods/s`);
+  console.log(`  CPU ${((cpu.user + cpu.system) / PODS).toFixed(0)} µs per pod (whole process)`);
+  console.log(`  per zone: ${[...zones].map(([z, c]) => `${z}=${c}`).join(' ')}`);
+  if ((globalThis as { gc?: unknown }).gc) {
+    await new Promise((r) => setTimeout(r, 500));
+    const after = memory();
+    const kib = (b: number): string => (b / 1024 / PODS).toFixed(2);
+    console.log(
+      `  memory per pod stored, bound and in the informers: heap ${kib(after.heap - before.heap)} KiB, ` +
+        `RSS ${kib(after.rss - before.rss)} KiB`,
+    );
+  }
+  stop.abort();
+  await Promise.all(running);
   await informing;
   await store.close();
   rmSync(dir, { recursive: true, force: true });

@@ -471,6 +471,14 @@ export function buildShepherdCommand(version: string): Command {
       new Option('--step-timeout <duration>', 'with --scenario: the longest wait for one expected event')
         .default(120_000, d(120_000))
         .argParser(durationFlag),
+    )
+    .addOption(
+      new Option(
+        '--scenario-pods <n>',
+        "with --scenario rack-failure: replicas of the story's Deployment of placeholder pods (0: nodes only)",
+      )
+        .default(240)
+        .argParser(intFlag),
     );
   return cmd;
 }

@@ -32,9 +32,15 @@ export class FleetPodFeed {
   readonly #deps: FleetPodFeedDeps;
   #byNode = new Map<string, Map<string, Pod>>();
   readonly #sinks = new Map<string, PodSink>();
+  readonly #listeners: Array<(type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod) => void> = [];
 
   constructor(deps: FleetPodFeedDeps) {
     this.#deps = deps;
+  }
+
+  /** Also hands every pod event to `fn` (a relist as MODIFIED of each pod): the scenario's pod accounting. */
+  onEvent(fn: (type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod) => void): void {
+    this.#listeners.push(fn);
   }
 
   /** The source of one node's pods. */
@@ -88,6 +94,7 @@ export class FleetPodFeed {
   #replace(items: readonly Pod[]): void {
     const fresh = new Map<string, Map<string, Pod>>();
     for (const pod of items) {
+      for (const l of this.#listeners) l('MODIFIED', pod);
       const node = pod.spec.nodeName;
       if (node === undefined || node === '') continue;
       let pods = fresh.get(node);
@@ -100,6 +107,7 @@ export class FleetPodFeed {
   }
 
   #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod): void {
+    for (const l of this.#listeners) l(type, pod);
     const node = pod.spec.nodeName;
     if (node === undefined || node === '') return;
     const key = objectKey(pod.metadata);

@@ -10,16 +10,20 @@ export interface NodeView {
   zone: string;
   /** NoExecute taints as `key:NoExecute`, sorted. */
   noExecute: string[];
+  /** The earliest `timeAdded` of those taints (wall ms), when they carry one. */
+  noExecuteSince?: number;
 }
 
 export type NodeChange = ViewChange<NodeView>;
 
 export function viewOf(node: Node): NodeView {
-  const noExecute = (node.spec.taints ?? []).filter((t) => t.effect === 'NoExecute').map((t) => `${t.key}:${t.effect}`);
+  const taints = (node.spec.taints ?? []).filter((t) => t.effect === 'NoExecute');
+  const added = taints.map((t) => (t.timeAdded === undefined ? NaN : Date.parse(t.timeAdded))).filter((x) => x >= 0);
   return {
     ready: readyCondition(node)?.status ?? 'None',
     zone: zoneKeyOf(node.metadata.labels),
-    noExecute: noExecute.sort(),
+    noExecute: taints.map((t) => `${t.key}:${t.effect}`).sort(),
+    ...(added.length > 0 ? { noExecuteSince: Math.min(...added) } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import type { Fleet } from './fleet.js';
 import type { NodeView, NodeWatch } from './node-watch.js';
+import type { PodMoves } from './pod-moves.js';
 import type { Timeline } from './timeline.js';
 import type { ZoneWatch } from './zone-watch.js';
 
@@ -19,6 +20,8 @@ export interface RackFailureDeps {
   zones: ZoneWatch;
   timeline: Timeline;
   clock: Clock;
+  /** The scenario's pods (pod-moves.ts); without it the story has nodes only. */
+  pods?: PodMoves;
 }
 
 export interface RackFailureOptions {
@@ -26,6 +29,8 @@ export interface RackFailureOptions {
   stepTimeoutMs: number;
   /** The agents' --lease-duration: how long step 3 keeps everything down at least (see play). */
   leaseDurationMs: number;
+  /** Replicas of the scenario's Deployment of placeholder pods (with `pods` in the deps). */
+  podCount?: number;
 }
 
 interface TaintSeen {
@@ -69,7 +74,9 @@ export class RackFailure {
       () => this.#down(ZONE_A) + this.#down(ZONE_B) === 0 && this.#allCountedReady(),
     );
 
+    await this.#deploy(signal);
     this.#printing = true;
+    this.#deps.pods?.start();
     for (const z of [ZONE_A, ZONE_B]) t.zoneChanged(z, undefined, this.#zone(z));
     t.line('step 1: a rack in us-east-1a dies: 6 of 60 nodes stop (fleet-us-east-1a-17..22)');
     const mark1 = t.elapsedMs();
@@ -99,6 +106,7 @@ export class RackFailure {
       'master disruption: both zones FullDisruption',
       () => this.#zonesAre('FullDisruption', 'FullDisruption') && this.#master(),
     );
+    const masterSeenAt = this.#deps.clock.now();
     await this.#expect(
       signal,
       'every NoExecute taint lifted (fleet-us-east-1a-17 included)',
@@ -111,6 +119,8 @@ export class RackFailure {
       signal,
     );
 
+    const evicted = this.#deps.pods?.evictedBetween(masterSeenAt, this.#deps.clock.now());
+    if (evicted !== undefined) this.#check(`no pod evicted during master disruption (${evicted})`, evicted === 0);
     t.line('step 4: us-east-1b comes back but 4 (fleet-us-east-1b-17..20); us-east-1a back to 36 of 60 down');
     const mark4 = t.elapsedMs();
     this.#start(
@@ -132,10 +142,21 @@ export class RackFailure {
       () => this.#firstTaint(ZONE_B, mark4) !== undefined,
     );
     await this.#slowTaint(signal, ZONE_A, back);
+    for (const line of this.#deps.pods?.report([ZONE_A, ZONE_B]) ?? []) t.line(line);
     t.line(
       `rack-failure done: ${this.#missed === 0 ? 'every expectation met' : `${this.#missed} expectation(s) missed`}`,
     );
     return this.#missed;
+  }
+
+  /** Step 0's workload: a Deployment of placeholder pods, all Running before the story starts. */
+  async #deploy(signal: AbortSignal): Promise<void> {
+    const { pods, timeline } = this.#deps;
+    const count = this.#options.podCount ?? 0;
+    if (pods === undefined || count <= 0) return;
+    timeline.line(`step 0: a Deployment of ${count} placeholder pods`);
+    await pods.deploy(count);
+    await this.#expect(signal, `all ${count} pods Running`, () => pods.running() === count);
   }
 
   #name(zone: string, i: number): string {
@@ -183,6 +204,9 @@ export class RackFailure {
   #noteTaint(name: string, before: NodeView | undefined, after: NodeView | undefined): void {
     if (after === undefined || after.noExecute.length === 0 || (before?.noExecute.length ?? 0) > 0) return;
     this.#taints.push({ atMs: this.#deps.timeline.elapsedMs(), name, zone: after.zone });
+    if (after.noExecuteSince !== undefined) {
+      this.#deps.pods?.noteTaint(name, after.zone, after.noExecuteSince, this.#zone(after.zone)?.evictionRate ?? 0);
+    }
   }
 
   #taintedSince(zone: string, sinceMs: number): TaintSeen[] {

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Gauge, type Registry } from 'prom-client';
+import type { ApiClient } from '../client/api-client.js';
 import { systemClock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { systemRandom } from '../core/random.js';
@@ -11,6 +12,7 @@ import { Fleet, planZones, type FleetConfig } from '../fleet/fleet.js';
 import { formatReport, formatTotals, formatZones, totalsOf } from '../fleet/fleet-report.js';
 import { instrumentClient, newClientStats, type ClientStats } from '../fleet/instrumented-client.js';
 import { NodeWatch } from '../fleet/node-watch.js';
+import { PodMoves } from '../fleet/pod-moves.js';
 import { RACK_FAILURE_ZONES, RackFailure } from '../fleet/rack-failure.js';
 import { Timeline } from '../fleet/timeline.js';
 import { UnknownAudit } from '../fleet/unknown-audit.js';
@@ -27,6 +29,7 @@ function extraOpts(opts: Opts): {
   durationMs: number | undefined;
   stepTimeoutMs: number;
   stops: string[];
+  scenarioPods: number;
 } {
   const num = (v: unknown, d: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : d);
   return {
@@ -35,6 +38,7 @@ function extraOpts(opts: Opts): {
     reportMs: num(opts.reportInterval, 5_000),
     durationMs: typeof opts.duration === 'number' && opts.duration > 0 ? opts.duration : undefined,
     stepTimeoutMs: num(opts.stepTimeout, 120_000),
+    scenarioPods: num(opts.scenarioPods, 240),
     stops: Array.isArray(opts.stop) ? (opts.stop as string[]) : typeof opts.stop === 'string' ? [opts.stop] : [],
   };
 }
@@ -74,6 +78,8 @@ interface Parts {
   nodes: NodeWatch;
   zones: ZoneWatch;
   pods: FleetPodFeed;
+  client: ApiClient;
+  log: Logger;
 }
 
 /** The live report and the `mark` totals, both printed to stdout. */
@@ -154,7 +160,7 @@ function buildParts(opts: Opts, log: Logger, extra: ReturnType<typeof extraOpts>
   const nodes = new NodeWatch({ client: raw, clock: systemClock, log });
   nodes.onChange((name, before, after) => audit.onChange(name, before, after));
   const zones = new ZoneWatch({ client: raw, clock: systemClock, log });
-  return { fleet, stats, tally, audit, nodes, zones, pods, close: () => raw.close() };
+  return { fleet, stats, tally, audit, nodes, zones, pods, client: raw, log, close: () => raw.close() };
 }
 
 /** `shepherd --mode fleet`: N simulated agents, chaos controls on stdin, live report; or `--scenario rack-failure`. */
@@ -219,9 +225,18 @@ async function playScenario(
 ): Promise<number> {
   const print = (s: string): void => void process.stdout.write(`${s}\n`);
   const timeline = new Timeline(systemClock, print);
-  const options = { stepTimeoutMs: extra.stepTimeoutMs, leaseDurationMs: leaseMs };
+  const options = { stepTimeoutMs: extra.stepTimeoutMs, leaseDurationMs: leaseMs, podCount: extra.scenarioPods };
+  const offset = systemClock.now() - timeline.elapsedMs();
+  const pods = new PodMoves({
+    client: parts.client,
+    clock: systemClock,
+    log: parts.log,
+    zoneOf: (name) => parts.nodes.get(name)?.zone,
+    elapsedAt: (wallMs) => wallMs - offset,
+  });
+  parts.pods.onEvent((type, pod) => pods.onPod(type, pod));
   const story = new RackFailure(
-    { fleet: parts.fleet, nodes: parts.nodes, zones: parts.zones, timeline, clock: systemClock },
+    { fleet: parts.fleet, nodes: parts.nodes, zones: parts.zones, timeline, clock: systemClock, pods },
     options,
   );
   try {

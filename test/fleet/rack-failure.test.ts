@@ -16,6 +16,11 @@ const FLAGS = [
   '2',
   '--secondary-node-eviction-rate',
   '0.5',
+  // The story's pods tolerate a dead node for 2 s, so the rack's pods leave during the story.
+  '--default-unreachable-toleration-seconds',
+  '2',
+  '--default-not-ready-toleration-seconds',
+  '2',
 ];
 
 /** Index of the first line matching each pattern, each searched after the previous one; -1 when missing. */
@@ -41,7 +46,10 @@ describe('fleet --scenario rack-failure (real processes, short timers)', () => {
     server = await startServer(['--db', `${dir.path}/db.sqlite`, '--log-level', 'warn', ...FLAGS]);
     const fleet = startProcess(
       SHEPHERD_BIN,
-      ['--mode', 'fleet', '--scenario', 'rack-failure', '--api-addr', server.addr, '--lease-duration', '4s'],
+      [
+        ...['--mode', 'fleet', '--scenario', 'rack-failure', '--api-addr', server.addr, '--lease-duration', '4s'],
+        ...['--scenario-pods', '60'],
+      ],
       { name: 'fleet' },
     );
     fleet.child.stdin?.end();
@@ -78,5 +86,27 @@ describe('fleet --scenario rack-failure (real processes, short timers)', () => {
     const step3Lines = lines.slice(step3, order[10]?.[1]);
     assert.ok(step3Lines.some((l) => /master disruption on/.test(l)));
     assert.ok(step3Lines.some((l) => /node fleet-us-east-1a-(1[7-9]|2[0-2]) untainted unreachable:NoExecute/.test(l)));
+    // The story's pods: all Running before step 1; the dead rack's pods evicted 2 s (their toleration) after their
+    // node's taint, to within a second; none while every zone was down; the per-zone summary at the end.
+    const pods = inOrder(lines, [
+      /ok: all 60 pods Running/,
+      /step 1: /,
+      /step 3: /,
+      /ok: no pod evicted during master disruption \(0\)/,
+      /step 4: /,
+      /pods moved, per zone:/,
+      /us-east-1a: \d+ taint\(s\); gaps at 2\/s/,
+      /us-east-1a: \d+ pod\(s\) evicted from \d+ node\(s\), first \+\d+\.\ds, last/,
+      /replacements placed: /,
+      /rack-failure done/,
+    ]);
+    assert.deepEqual(
+      pods.filter(([, i]) => i < 0).map(([re]) => re),
+      [],
+      `pod lines out of order or missing:\n${lines.join('\n')}`,
+    );
+    const moved = lines.find((l) => /us-east-1a: \d+ pod\(s\) evicted/.test(l)) ?? '';
+    const over = /over it: max (\d+\.\d+)s/.exec(moved);
+    assert.ok(over !== null && Number(over[1]) < 1, `deletions follow their taints by the toleration: ${moved}`);
   });
 });

@@ -234,8 +234,12 @@ export class TaintEvictionController {
     this.#metrics.podDeletions.inc();
   }
 
+  /**
+   * Always (re)arms the timer: the queue keeps only the earliest delay per key, so this costs nothing when one is
+   * pending, and when the timer has just fired a little before the wall clock reached `at` (it waits on the
+   * monotonic clock) skipping it would drop the eviction for good.
+   */
   #schedule(key: string, at: number): void {
-    if (this.#scheduled.get(key) === at) return;
     this.#scheduled.set(key, at);
     this.#queue.addAfter(key, at - this.#deps.clock.now());
     this.#updateGauges();

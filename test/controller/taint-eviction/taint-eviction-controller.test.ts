@@ -107,6 +107,21 @@ describe('taint-eviction controller', () => {
     assert.equal(s.controller.pending, 0);
   });
 
+  // A timer on the monotonic clock can wake a millisecond before the wall clock reaches the deadline (libuv's
+  // cached loop time, a slewing wall clock): the pod is judged not yet due and must be armed again, not dropped.
+  it('still deletes the pod when its timer wakes just before the wall-clock deadline', async () => {
+    const s = (current = await setup({ nodes: [node('n1')], pods: [running('p', 'n1')] }));
+    s.setTaints('n1', [taint(TAINT_UNREACHABLE, 'NoExecute', s.iso())]);
+    await s.h.settle();
+    s.h.clock.jumpWall(-2);
+    await s.h.settle(300_000);
+    assert.deepEqual(s.terminating(), []);
+    assert.equal(s.controller.pending, 1);
+    await s.h.settle(2);
+    assert.deepEqual(s.terminating(), ['p']);
+    assert.equal(s.controller.pending, 0);
+  });
+
   it('leaves a pod that tolerates the taint without a limit', async () => {
     const forever: Toleration[] = [{ key: TAINT_UNREACHABLE, operator: 'Exists', effect: 'NoExecute' }];
     const s = (current = await setup({ nodes: [node('n1')], pods: [running('p', 'n1', forever)] }));
