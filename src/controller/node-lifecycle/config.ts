@@ -1,3 +1,4 @@
+import { validateWitnessWeighing, type WitnessWeighingConfig } from './witness-weighing.js';
 import { DEFAULT_UNHEALTHY_ZONE_THRESHOLD } from './zone-state.js';
 
 /**
@@ -25,6 +26,8 @@ export interface NodeLifecycleConfig {
   tainterPeriodMs: number;
   /** Feature gate `NodeControllerLeaseCircuitBreaker` (default on). */
   leaseCircuitBreaker: boolean;
+  /** Peer witnesses weighed before a silent node is convicted (docs/witnesses.md); absent: not weighed. */
+  witnesses?: WitnessWeighingConfig;
 }
 
 export const defaultNodeLifecycleConfig: NodeLifecycleConfig = Object.freeze({
@@ -71,5 +74,6 @@ export function validateNodeLifecycleConfig(c: NodeLifecycleConfig): string[] {
   }
   if (!(Number.isInteger(c.nodeWorkers) && c.nodeWorkers >= 1)) problems.push('node workers must be an integer >= 1');
   if (!positive(c.tainterPeriodMs)) problems.push('the tainter period must be greater than 0');
+  if (c.witnesses) problems.push(...validateWitnessWeighing(c.witnesses));
   return problems;
 }

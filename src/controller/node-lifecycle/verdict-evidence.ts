@@ -8,7 +8,16 @@ import type { ZoneState } from './zone-state.js';
  * What the controller decided about a node (docs/verdicts.md#actions). Detectors that come later add their own
  * actions here (Suspect, Flapping, Partitioned), with their evidence in `detector`, `flapping` or `witnesses`.
  */
-export type VerdictAction = 'MarkUnknown' | 'QueueTaint' | 'Taint' | 'SwapTaint' | 'RemoveTaint' | 'Hold' | 'Ready';
+export type VerdictAction =
+  | 'MarkUnknown'
+  | 'QueueTaint'
+  | 'Taint'
+  | 'SwapTaint'
+  | 'RemoveTaint'
+  | 'Hold'
+  | 'Ready'
+  // Peer witnesses weighed a silent node (docs/witnesses.md#the-verdict).
+  | 'Partitioned';
 
 /** A zone as the controller counted it in its last pass that went through. */
 export interface ZoneFacts {

@@ -39,6 +39,8 @@ export interface VerdictDraft {
   next?: string;
   /** The judgement used the fixed grace detector (the only one so far; phi comes later). */
   detector?: boolean;
+  /** The peer witnesses weighed (docs/witnesses.md#the-verdict). */
+  witnesses?: VerdictEvidence['witnesses'];
 }
 
 /** What the controller knows at resolve time, read only for the few nodes a pass decided something about. */
@@ -172,6 +174,7 @@ export class VerdictRecorder {
       ...(breaker ? { breaker } : {}),
       masterDisruption: master,
       ...(d.detector ? { detector: { kind: 'fixed' as const } } : {}),
+      ...(d.witnesses ? { witnesses: d.witnesses } : {}),
     };
     const next = d.next ?? nextOf(d, zone, queue, master, clock);
     this.#deps.metrics.verdicts.inc({ action: d.action, reason: d.reason });
