@@ -25,6 +25,9 @@ const SERVER_FLAGS = [
   '3s',
   '--default-unreachable-toleration-seconds',
   '0',
+  // Tokens come back at once: the cut drill of the witness-off rig must not make its kill drill wait for one.
+  '--node-eviction-rate',
+  '10',
   '--log-level',
   'warn',
 ];
@@ -163,6 +166,54 @@ async function killAndTime(rig: Rig): Promise<number> {
   return Date.now() - start;
 }
 
+/**
+ * A node with no agent behind it, kept Ready by renewing its lease from the test, whose report says `about`: a liar
+ * (node restriction lets a node write only its own report, so this is all a lying node can do).
+ */
+async function startLiar(
+  client: HttpApiClient,
+  name: string,
+  zone: string,
+  about: Record<string, boolean>,
+): Promise<AbortController> {
+  const now = (): string => new Date().toISOString();
+  const report = JSON.stringify(
+    Object.fromEntries(Object.entries(about).map(([n, reachable]) => [n, { reachable, since: now() }])),
+  );
+  const node = await client.nodes.create({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: { 'topology.kubernetes.io/zone': zone },
+      annotations: { [WITNESS_ADDRESS_ANNOTATION]: '127.0.0.1:9', [WITNESS_REPORT_ANNOTATION]: report },
+    },
+    spec: {},
+    status: {},
+  });
+  const ready = { type: 'Ready', status: 'True' as const, reason: 'Liar', message: 'lies' };
+  await client.nodes.updateStatus({
+    ...node,
+    status: { conditions: [{ ...ready, lastHeartbeatTime: now(), lastTransitionTime: now() }] },
+  });
+  const leases = client.leases('node-lease');
+  let lease = await leases.create({
+    apiVersion: 'coordination/v1',
+    kind: 'Lease',
+    metadata: { name, namespace: 'node-lease' },
+    spec: { holderIdentity: name, leaseDurationSeconds: 2, renewTime: now() },
+  });
+  const stop = new AbortController();
+  void (async () => {
+    while (!stop.signal.aborted) {
+      await new Promise((r) => setTimeout(r, 300));
+      lease = await leases.update({ ...lease, spec: { ...lease.spec, renewTime: now() } }).catch(() => lease);
+    }
+  })();
+  await eventually(async () => readyOf(await client.nodes.get(name)) === 'True', { what: `${name} Ready` });
+  return stop;
+}
+
 /** Writes of the witness report per node per minute, from the node changes seen over `windowMs` of a healthy fleet. */
 async function healthyReportWrites(rig: Rig, windowMs: number): Promise<number> {
   const from = rig.history.changes.length;
@@ -242,11 +293,21 @@ describe('peer witnesses end to end', { timeout: 180_000 }, () => {
     assert.equal(everNoExecute, false, 'no change ever showed a NoExecute taint on the held node');
   });
 
-  test('the same node really killed is tainted NoExecute on schedule and its pods go', async () => {
-    figures.killToNoExecuteWithWitnessesMs = await killAndTime(rig);
+  test('the same node really killed is tainted NoExecute on schedule and its pods go, whatever a lying witness says', async () => {
+    // A fourth node, in a zone of its own, whose "agent" (this test) renews its lease and claims wt-a is alive.
+    const liar = await startLiar(rig.client, 'wt-liar', 'zone-d', { [CUT]: true });
+    try {
+      figures.killToNoExecuteWithWitnessesMs = await killAndTime(rig);
+    } finally {
+      liar.abort();
+    }
     await eventually(() => evicted(rig.client), { what: 'the killed node’s pods evicted' });
     const n = await rig.client.nodes.get(CUT);
     assert.equal(readyCondition(n)?.reason, 'NodeStatusUnknown');
+    const partitioned = (await rig.client.verdicts.list()).items.filter(
+      (v) => v.node === CUT && v.action === 'Partitioned',
+    );
+    assert.equal(partitioned.length, 1, 'only the hold of the cut: the liar alone is no quorum');
     assert.ok(figures.killToNoExecuteWithWitnessesMs < GRACE_MS + 5_000);
   });
 });
