@@ -6,7 +6,7 @@ import { systemClock } from '../core/clock.js';
 import { nameProblem } from '../core/names.js';
 import { zoneKeyOf } from '../core/node.js';
 import { systemHostProbe } from '../agent/host-probe.js';
-import { runWitness } from '../agent/witness/witness-runner.js';
+import { runWitness, validateWitnessRunConfig, type WitnessRunConfig } from '../agent/witness/witness-runner.js';
 import { systemRandom } from '../core/random.js';
 import { zoneLabelProblem } from '../core/zone-name.js';
 import { asLogger, httpClientFrom, loggerFrom, type Opts } from './common.js';
@@ -29,6 +29,17 @@ export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<num
   const zone = zoneLabelProblem(labels);
   // The server refuses such labels (422) and the agent would retry its registration for ever.
   if (zone) throw new Error(`--zone/--region (or --labels) are not usable: ${zone.message}`);
+  // Witness flags (docs/witnesses.md#flags) are checked before anything starts.
+  const witnessConfig: WitnessRunConfig = {
+    nodeName,
+    zone: zoneKeyOf(labels),
+    bindAddress: opts.witnessBindAddress as string | undefined,
+    count: opts.witnessCount as number,
+    intervalMs: opts.witnessProbeInterval as number,
+    timeoutMs: opts.witnessProbeTimeout as number,
+  };
+  const witnessProblems = validateWitnessRunConfig(witnessConfig);
+  if (witnessProblems.length > 0) throw new Error(witnessProblems.join('; '));
   const log = asLogger(loggerFrom(opts, 'agent')).child({ node: nodeName });
   // The agent has its own retry loops (5 attempts a round, 200ms→7s backoff): the client must not retry too.
   const client = httpClientFrom(opts, log, { maxAttempts: 1 });
@@ -81,14 +92,7 @@ export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<num
       random: systemRandom,
       log,
       addresses: () => systemHostProbe().info().addresses,
-      config: {
-        nodeName,
-        zone: zoneKeyOf(labels),
-        bindAddress: opts.witnessBindAddress as string | undefined,
-        count: opts.witnessCount as number,
-        intervalMs: opts.witnessProbeInterval as number,
-        timeoutMs: opts.witnessProbeTimeout as number,
-      },
+      config: witnessConfig,
     },
     witnessStop.signal,
   ).catch((err: unknown) => log.error({ err }, 'witness probes failed; the agent goes on without them'));

@@ -30,6 +30,22 @@ export interface WitnessRunDeps {
   config: WitnessRunConfig;
 }
 
+/** Refuses witness flags that cannot work, one sentence each naming the flag (checked before the agent starts). */
+export function validateWitnessRunConfig(c: WitnessRunConfig): string[] {
+  if (c.bindAddress === undefined) return [];
+  const problems: string[] = [];
+  try {
+    splitHostPort(c.bindAddress);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  if (!(Number.isInteger(c.count) && c.count >= 1)) problems.push('--witness-count must be a whole number >= 1');
+  if (!(c.intervalMs > 0)) problems.push('--witness-probe-interval must be positive');
+  if (!(c.timeoutMs > 0 && c.timeoutMs <= c.intervalMs))
+    problems.push('--witness-probe-timeout must be positive and at most --witness-probe-interval');
+  return problems;
+}
+
 /** The address peers can reach: the bound one, or for a wildcard host the InternalIP (else the first address). */
 export function advertisedAddress(bound: string, addresses: NodeAddress[]): string {
   const { host, port } = splitHostPort(bound);
