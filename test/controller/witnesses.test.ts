@@ -204,6 +204,25 @@ describe('witness weighing in the controller', () => {
     assert.deepEqual(view(zero), view(off));
   });
 
+  it('a node that already carries a NoExecute taint is not held: its pods are gone or going', async () => {
+    const h = rig();
+    // Its agent said NotReady and it was tainted for it; then it went silent.
+    const x = h.postReady('x', 'False');
+    h.client.put('nodes', {
+      ...x,
+      spec: {
+        taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoExecute', timeAdded: '2026-11-29T12:00:00Z' }],
+      },
+    });
+    report(h, 'b1', { x: true });
+    report(h, 'c1', { x: true });
+    await run(h, 60_000);
+    assert.ok(h.noExecute('x'));
+    assert.equal(h.noExecute('x')?.key, 'node.kubernetes.io/unreachable', 'swapped at once, as without witnesses');
+    assert.equal(readyCondition(h.node('x'))?.reason, 'NodeStatusUnknown');
+    assert.equal(h.verdicts.of('x', 'Partitioned').length, 0);
+  });
+
   it('refuses settings that cannot work, naming the flag', () => {
     const bad = validateNodeLifecycleConfig({
       ...defaultNodeLifecycleConfig,

@@ -3,6 +3,7 @@ import { readyCondition, zoneKeyOf, type Node, type NodeCondition } from '../../
 import type { VerdictEvidence } from '../../core/verdict.js';
 import type { EventRecorder } from './events.js';
 import type { NodeHealth } from './node-health.js';
+import { hasTaint, NOT_READY_NO_EXECUTE, UNREACHABLE_NO_EXECUTE } from './taints.js';
 import { formatSeconds, wallTimeOf } from './verdict-evidence.js';
 import type { VerdictRecorder } from './verdict-recorder.js';
 import { WitnessIndex } from './witness-index.js';
@@ -115,6 +116,12 @@ export class WitnessGate {
   #weighAndDecide(node: Node): boolean {
     const name = node.metadata.name;
     if (this.#convicted.has(name)) return false;
+    // Already tainted NoExecute (convicted before a restart, or NotReady before it went silent): its pods are gone or
+    // going, and a hold would only hide that.
+    if (hasTaint(node.spec.taints, UNREACHABLE_NO_EXECUTE) || hasTaint(node.spec.taints, NOT_READY_NO_EXECUTE)) {
+      this.#convicted.add(name);
+      return false;
+    }
     const { clock, config } = this.#deps;
     const now = clock.monotonic();
     this.#reports ??= this.#index.build(this.#nodes);
