@@ -72,6 +72,9 @@ export class WitnessGate {
     this.#decided.clear();
     for (const flush of this.#unannounced.values()) flush();
     this.#unannounced.clear();
+    // Nodes deleted meanwhile (the controller dropped their records) are forgotten.
+    for (const name of this.#holds.keys()) if (this.#deps.health(name) === undefined) this.#holds.delete(name);
+    for (const name of this.#convicted) if (this.#deps.health(name) === undefined) this.#convicted.delete(name);
   }
 
   /**
