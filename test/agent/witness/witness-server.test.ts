@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { silentLogger } from '../../../src/core/logger.js';
 import { httpProbeTransport } from '../../../src/agent/witness/probe-transport.js';
-import { advertisedAddress } from '../../../src/agent/witness/witness-runner.js';
+import { advertisedAddress, validateWitnessRunConfig } from '../../../src/agent/witness/witness-runner.js';
 import { serveWitness, WITNESS_PROBE_PATH, type WitnessServer } from '../../../src/agent/witness/witness-server.js';
 
 describe('the witness probe endpoint (real loopback server)', () => {
@@ -38,6 +38,19 @@ describe('the witness probe endpoint (real loopback server)', () => {
     } finally {
       t.close();
     }
+  });
+
+  it('witness flags are checked before the agent starts; a timeout longer than the interval is fine', () => {
+    const ok = { nodeName: 'n', zone: 'z', bindAddress: '127.0.0.1:0', count: 3, intervalMs: 200, timeoutMs: 300 };
+    assert.deepEqual(validateWitnessRunConfig(ok), []);
+    assert.deepEqual(
+      validateWitnessRunConfig({ ...ok, bindAddress: undefined, count: 0 }),
+      [],
+      'off: nothing to check',
+    );
+    const bad = validateWitnessRunConfig({ ...ok, bindAddress: 'nope', count: 0, intervalMs: 0, timeoutMs: 0 });
+    assert.equal(bad.length, 4);
+    assert.ok(bad[0]?.includes('--witness-bind-address'));
   });
 
   it('a wildcard bind address is published as the InternalIP', () => {
