@@ -14,7 +14,8 @@ import { type Proc, SHEPHERD_BIN, startProcess, startServer, type ServerProc, te
 // the server through a proxy that can cut its link while the agents still reach each other. With witnesses on, the
 // cut node is held (Ready=Unknown NodePartitioned, unreachable:NoSchedule only) and its placeholder pods stay, then it
 // returns cleanly; killed for real, it gets NoExecute and its pods go. With witnesses off the same cut is a death, as
-// before. Pods tolerate unreachable:NoExecute for 0 s, so any NoExecute taint would evict them at once.
+// before; a partition longer than --node-partition-max-hold ends as a death. Pods tolerate unreachable:NoExecute for
+// 0 s, so any NoExecute taint would evict them at once.
 const GRACE_MS = 2000;
 const SERVER_FLAGS = [
   '--node-monitor-period',
@@ -60,9 +61,9 @@ interface Rig {
   cleanup(): Promise<void>;
 }
 
-async function startRig(witnesses: boolean): Promise<Rig> {
+async function startRig(witnesses: boolean, serverFlags: string[] = []): Promise<Rig> {
   const dir = tempDir('shepherd-witness-');
-  const server = await startServer(['--db', `${dir.path}/db.sqlite`, ...SERVER_FLAGS]);
+  const server = await startServer(['--db', `${dir.path}/db.sqlite`, ...SERVER_FLAGS, ...serverFlags]);
   const proxy = await CutProxy.start(server.addr);
   const client = new HttpApiClient({ addresses: [server.addr] });
   const agents = new Map<string, Proc>();
@@ -346,5 +347,34 @@ describe('with witnesses off the same drills behave as before', { timeout: 180_0
   test('killed for real: NoExecute on the same schedule as with witnesses', async () => {
     figures.killToNoExecuteWithoutWitnessesMs = await killAndTime(rig);
     assert.ok(figures.killToNoExecuteWithoutWitnessesMs < GRACE_MS + 5_000);
+  });
+});
+
+describe('a partition longer than --node-partition-max-hold', { timeout: 120_000 }, () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig(true, ['--node-partition-max-hold', '3s']);
+  });
+  after(() => rig?.cleanup());
+
+  test('is held first, then treated as dead: NoExecute and its pods evicted', async () => {
+    rig.proxy.cut();
+    await eventually(async () => readyCondition(await rig.client.nodes.get(CUT))?.reason === 'NodePartitioned', {
+      what: `${CUT} held as partitioned`,
+      timeoutMs: 20_000,
+    });
+    const heldAt = Date.now();
+    assert.equal(hasNoExecute(await rig.client.nodes.get(CUT)), false);
+    await eventually(async () => hasNoExecute(await rig.client.nodes.get(CUT)), {
+      what: `${CUT} tainted NoExecute after the max hold`,
+      timeoutMs: 20_000,
+    });
+    // The hold began at the mark, at most one poll before it was seen here.
+    assert.ok(Date.now() - heldAt >= 2_500, 'not before the max hold');
+    await eventually(() => evicted(rig.client), { what: 'its pods evicted' });
+    const reasons = (await rig.client.verdicts.list()).items
+      .filter((v) => v.node === CUT && v.action === 'Partitioned')
+      .map((v) => v.reason);
+    assert.deepEqual(reasons, ['NodePartitioned', 'PartitionMaxHold']);
   });
 });
