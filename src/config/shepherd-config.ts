@@ -15,6 +15,8 @@ import { DEFAULT_VERDICT_TTL_MS } from '../core/verdict.js';
 import { DEFAULT_EVENT_LIMITS } from '../api/event-quota.js';
 import { DEFAULT_MAX_AUTH_FAILURES_PER_MINUTE } from '../api/failed-auth-throttle.js';
 import { DEFAULT_MAX_WATCH_UNSENT_BYTES } from '../store/store.js';
+import { WITNESS_DEFAULTS } from '../agent/witness/witness-defaults.js';
+import { DEFAULT_WITNESS_WEIGHING } from '../controller/node-lifecycle/witness-weighing.js';
 import {
   byteSizeFlag,
   collectAddresses,
@@ -479,6 +481,60 @@ export function buildShepherdCommand(version: string): Command {
       )
         .default(240)
         .argParser(intFlag),
+    );
+
+  // Peer witnesses (docs/witnesses.md): agent flags, then how the node lifecycle controller weighs their reports.
+  cmd.optionsGroup('Witnesses (--mode agent), docs/witnesses.md:');
+  cmd
+    .addOption(
+      new Option(
+        '--witness-bind-address <host:port>',
+        'answer witness probes of peer agents here and probe the peers this node witnesses (off by default; port 0 picks one)',
+      ).argParser((v) => (parseListen(v), v)),
+    )
+    .addOption(
+      new Option('--witness-count <n>', 'witnesses per node (each agent probes about this many peers)')
+        .default(WITNESS_DEFAULTS.count)
+        .argParser(intFlag),
+    )
+    .addOption(
+      new Option('--witness-probe-interval <duration>', 'time between two probes of the same peer')
+        .default(WITNESS_DEFAULTS.intervalMs, d(WITNESS_DEFAULTS.intervalMs))
+        .argParser(durationFlag),
+    )
+    .addOption(
+      new Option('--witness-probe-timeout <duration>', 'a probe not answered within this failed')
+        .default(WITNESS_DEFAULTS.timeoutMs, d(WITNESS_DEFAULTS.timeoutMs))
+        .argParser(durationFlag),
+    );
+
+  cmd.optionsGroup('Partition-aware verdicts (--mode server|controller), docs/witnesses.md:');
+  cmd
+    .addOption(
+      new Option(
+        '--witness-quorum <n>',
+        'witnesses that must still reach a silent node for it to count as partitioned, not dead; 0 ignores witnesses',
+      )
+        .default(DEFAULT_WITNESS_WEIGHING.quorum)
+        .argParser(intFlag),
+    )
+    .addOption(
+      new Option('--witness-min-zones <n>', 'zones those witnesses must come from')
+        .default(DEFAULT_WITNESS_WEIGHING.minZones)
+        .argParser(intFlag),
+    )
+    .addOption(
+      new Option(
+        '--node-partition-policy <policy>',
+        'a partitioned node: hold (keep its pods, NoSchedule only) or evict (as a dead node)',
+      )
+        .choices(['hold', 'evict'])
+        .default(DEFAULT_WITNESS_WEIGHING.policy),
+    )
+    .addOption(
+      new Option('--node-partition-max-hold <duration>', 'after this long partitioned a node is treated as dead')
+        .default(DEFAULT_WITNESS_WEIGHING.maxHoldMs, d(DEFAULT_WITNESS_WEIGHING.maxHoldMs))
+        .argParser(durationFlag),
     );
   return cmd;
 }

@@ -21,9 +21,7 @@ export const DeploymentStrategySchema = z.strictObject({
 export type DeploymentStrategy = z.infer<typeof DeploymentStrategySchema>;
 
 export const PodTemplateSchema = z.strictObject({
-  metadata: z
-    .strictObject({ labels: LabelsSchema.optional(), annotations: AnnotationsSchema.optional() })
-    .optional(),
+  metadata: z.strictObject({ labels: LabelsSchema.optional(), annotations: AnnotationsSchema.optional() }).optional(),
   spec: PodSpecSchema,
 });
 export type PodTemplate = z.infer<typeof PodTemplateSchema>;

@@ -58,6 +58,10 @@ export function evidenceLine(v: Verdict, now: number): string {
   }
   if (e.breaker) parts.push(e.breaker.open ? `breaker open: ${e.breaker.reason ?? ''}`.trimEnd() : 'breaker closed');
   if (e.masterDisruption) parts.push('master disruption');
+  if (e.witnesses && e.witnesses.length > 0) {
+    const w = e.witnesses.map((x) => `${x.node} (${x.zone || 'default'}) ${x.reachable ? 'reaches it' : 'lost it'}`);
+    parts.push(`witnesses: ${w.join(', ')}`);
+  }
   return parts.join('; ');
 }
 

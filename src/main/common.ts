@@ -60,6 +60,12 @@ export function controllerConfigFrom(opts: Opts): NodeLifecycleConfig {
     tainterPeriodMs: 100,
     leaseCircuitBreaker: gates.NodeControllerLeaseCircuitBreaker,
     detection: detectionConfigFrom(opts),
+    witnesses: {
+      quorum: opts.witnessQuorum as number,
+      minZones: opts.witnessMinZones as number,
+      policy: opts.nodePartitionPolicy as 'hold' | 'evict',
+      maxHoldMs: opts.nodePartitionMaxHold as number,
+    },
   };
   const problems = validateNodeLifecycleConfig(config);
   if (problems.length > 0) throw new Error(problems.join('; '));

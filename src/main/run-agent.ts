@@ -4,6 +4,9 @@ import { Agent, DuplicateHolderError, defaultNodeName } from '../agent/agent.js'
 import { nodeLabels } from '../agent/registration.js';
 import { systemClock } from '../core/clock.js';
 import { nameProblem } from '../core/names.js';
+import { zoneKeyOf } from '../core/node.js';
+import { systemHostProbe } from '../agent/host-probe.js';
+import { runWitness, validateWitnessRunConfig, type WitnessRunConfig } from '../agent/witness/witness-runner.js';
 import { systemRandom } from '../core/random.js';
 import { zoneLabelProblem } from '../core/zone-name.js';
 import { asLogger, httpClientFrom, loggerFrom, type Opts } from './common.js';
@@ -18,15 +21,25 @@ export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<num
   const leaseMs = opts.leaseDuration as number;
   if (leaseMs < 1000 || leaseMs % 1000 !== 0)
     throw new Error('--lease-duration must be a whole number of seconds, at least 1s');
-  const zone = zoneLabelProblem(
-    nodeLabels({
-      labels: opts.labels as Record<string, string>,
-      zone: opts.zone as string | undefined,
-      region: opts.region as string | undefined,
-    }),
-  );
+  const labels = nodeLabels({
+    labels: opts.labels as Record<string, string>,
+    zone: opts.zone as string | undefined,
+    region: opts.region as string | undefined,
+  });
+  const zone = zoneLabelProblem(labels);
   // The server refuses such labels (422) and the agent would retry its registration for ever.
   if (zone) throw new Error(`--zone/--region (or --labels) are not usable: ${zone.message}`);
+  // Witness flags (docs/witnesses.md#flags) are checked before anything starts.
+  const witnessConfig: WitnessRunConfig = {
+    nodeName,
+    zone: zoneKeyOf(labels),
+    bindAddress: opts.witnessBindAddress as string | undefined,
+    count: opts.witnessCount as number,
+    intervalMs: opts.witnessProbeInterval as number,
+    timeoutMs: opts.witnessProbeTimeout as number,
+  };
+  const witnessProblems = validateWitnessRunConfig(witnessConfig);
+  if (witnessProblems.length > 0) throw new Error(witnessProblems.join('; '));
   const log = asLogger(loggerFrom(opts, 'agent')).child({ node: nodeName });
   // The agent has its own retry loops (5 attempts a round, 200ms→7s backoff): the client must not retry too.
   const client = httpClientFrom(opts, log, { maxAttempts: 1 });
@@ -68,6 +81,21 @@ export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<num
     },
     'agent starting',
   );
+  // Peer witnesses (docs/witnesses.md) run beside the agent and stop with it.
+  const witnessStop = new AbortController();
+  const stopWitness = (): void => witnessStop.abort();
+  signal.addEventListener('abort', stopWitness, { once: true });
+  const witness = runWitness(
+    {
+      client,
+      clock: systemClock,
+      random: systemRandom,
+      log,
+      addresses: () => systemHostProbe().info().addresses,
+      config: witnessConfig,
+    },
+    witnessStop.signal,
+  ).catch((err: unknown) => log.error({ err }, 'witness probes failed; the agent goes on without them'));
   try {
     await agent.run(signal);
     log.info(
@@ -81,6 +109,9 @@ export async function runAgentMode(opts: Opts, signal: AbortSignal): Promise<num
     }
     throw err;
   } finally {
+    signal.removeEventListener('abort', stopWitness);
+    witnessStop.abort();
+    await witness;
     await probes?.close();
     await client.close();
   }

@@ -1,4 +1,5 @@
 import { validateDetectionConfig, type DetectionConfig } from './detector.js';
+import { validateWitnessWeighing, type WitnessWeighingConfig } from './witness-weighing.js';
 import { DEFAULT_UNHEALTHY_ZONE_THRESHOLD } from './zone-state.js';
 
 /**
@@ -28,6 +29,8 @@ export interface NodeLifecycleConfig {
   leaseCircuitBreaker: boolean;
   /** Suspect, the phi detector and flap damping (detector.ts); absent: none of them, the behaviour before them. */
   detection?: DetectionConfig;
+  /** Peer witnesses weighed before a silent node is convicted (docs/witnesses.md); absent: not weighed. */
+  witnesses?: WitnessWeighingConfig;
 }
 
 export const defaultNodeLifecycleConfig: NodeLifecycleConfig = Object.freeze({
@@ -75,5 +78,6 @@ export function validateNodeLifecycleConfig(c: NodeLifecycleConfig): string[] {
   if (!(Number.isInteger(c.nodeWorkers) && c.nodeWorkers >= 1)) problems.push('node workers must be an integer >= 1');
   if (!positive(c.tainterPeriodMs)) problems.push('the tainter period must be greater than 0');
   if (c.detection) problems.push(...validateDetectionConfig(c.detection));
+  if (c.witnesses) problems.push(...validateWitnessWeighing(c.witnesses));
   return problems;
 }

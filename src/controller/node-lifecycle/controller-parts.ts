@@ -15,6 +15,7 @@ import { ShadowNodes } from './shadow-nodes.js';
 import { TaintReconciler } from './taint-reconciler.js';
 import { BreakerStatus } from './breaker-status.js';
 import { VerdictRecorder } from './verdict-recorder.js';
+import { WitnessGate } from './witness-gate.js';
 import { ZoneObjectSync } from './zone-objects.js';
 import { ZoneQueues } from './zone-queues.js';
 import { settingsNote } from './zone-notes.js';
@@ -43,6 +44,8 @@ export interface ControllerParts {
   settings: string;
   /** Suspect, phi and flap damping (docs/node-lifecycle.md#suspect); undefined without `config.detection`. */
   detection: AdaptiveDetection | undefined;
+  /** Peer witnesses weighed before a conviction (docs/witnesses.md); undefined when switched off. */
+  witnesses: WitnessGate | undefined;
 }
 
 /**
@@ -87,9 +90,20 @@ export function buildParts(deps: NodeLifecycleControllerDeps): ControllerParts {
     }),
     dryRun,
   });
+  const witnesses =
+    config.witnesses && config.witnesses.quorum > 0
+      ? new WitnessGate({
+          clock: deps.clock,
+          config: config.witnesses,
+          gracePeriodMs: config.nodeMonitorGracePeriodMs,
+          health: (name) => nodes.get(name)?.health,
+          events,
+          verdicts,
+        })
+      : undefined;
   return {
     consistency,
-    evalDeps: { client, leases: deps.leases, clock: deps.clock, config, consistency },
+    evalDeps: { client, leases: deps.leases, clock: deps.clock, config, consistency, ...(witnesses && { witnesses }) },
     queues,
     zones,
     writes,
@@ -104,6 +118,7 @@ export function buildParts(deps: NodeLifecycleControllerDeps): ControllerParts {
       events,
       metrics,
       verdicts,
+      ...(witnesses && { witnesses }),
     }),
     zoneObjects: dryRun ? undefined : new ZoneObjectSync({ client, log: deps.log }),
     pause: new PauseDetector(config.nodeMonitorPeriodMs, config.nodeMonitorGracePeriodMs),
@@ -126,5 +141,6 @@ export function buildParts(deps: NodeLifecycleControllerDeps): ControllerParts {
           detection: config.detection,
         })
       : undefined,
+    witnesses,
   };
 }

@@ -8,6 +8,7 @@ import { readyCondition, type Node, type NodeCondition } from '../../core/node.j
 import type { NodeLifecycleConfig } from './config.js';
 import type { ConsistencyStore } from './consistency-store.js';
 import { isExpired, markUnknown, observeNode, type NodeHealth } from './node-health.js';
+import { partitionedMark, type WitnessGate } from './witness-gate.js';
 
 /** `NodeHealthUpdateRetry`: tries of the Unknown write before the node is skipped for the pass. */
 export const NODE_HEALTH_UPDATE_RETRY = 5;
@@ -18,6 +19,8 @@ export interface EvaluatorDeps {
   clock: Clock;
   config: NodeLifecycleConfig;
   consistency: Pick<ConsistencyStore, 'wroteAt' | 'ensureReady'>;
+  /** Peer witnesses (docs/witnesses.md): a partitioned node's mark says NodePartitioned. */
+  witnesses?: Pick<WitnessGate, 'partitioned'>;
 }
 
 /** A node judged in this pass. `write` holds the conditions to store when the node must be marked Unknown. */
@@ -76,6 +79,8 @@ export function judgeCached(deps: EvaluatorDeps, prev: NodeHealth | undefined, n
   if (!isExpired(obs.health, obs.gracePeriodMs, now))
     return { ...base, current: readyCondition(node), write: undefined };
   const mark = markUnknown(node, deps.clock.now());
+  const partitioned = deps.witnesses?.partitioned(node);
+  if (partitioned !== undefined) partitionedMark(mark.conditions, partitioned);
   const markedReady = mark.conditions.find((c) => c.type === 'Ready');
   return { ...base, current: markedReady, write: mark.changed ? mark.conditions : undefined };
 }

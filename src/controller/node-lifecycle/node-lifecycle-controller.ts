@@ -185,10 +185,13 @@ export class NodeLifecycleController {
     }
     if (marks.length === 0) {
       // The steady state: nothing to confirm or write, so no await before the taint plans are made.
+      this.#p.witnesses?.beginPass(nodes);
       this.#classify(nodes, recs);
       return this.#afterJudgement(nodes, recs, new Map());
     }
     const owned = (nodes = nodes.slice());
+    // Witnesses are weighed on the pass's own copy: the marks below await.
+    this.#p.witnesses?.beginPass(owned);
     let tripped: ShortCircuit | undefined;
     const verdicts = await mapLimit(
       marks,

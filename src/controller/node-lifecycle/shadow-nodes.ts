@@ -3,6 +3,7 @@ import type { ObjectCache } from '../../client/object-cache.js';
 import { ConflictError, NotFoundError } from '../../core/errors.js';
 import { readyCondition, type Node, type NodeCondition, type Taint } from '../../core/node.js';
 import { REASON_NEVER_UPDATED, REASON_UNKNOWN } from './node-health.js';
+import { REASON_PARTITIONED } from './witness-gate.js';
 import type { NodeOverlay } from './own-writes.js';
 import { isControllerTaint } from './taints.js';
 
@@ -30,7 +31,7 @@ const sameStamp = (a: ReadyStamp, b: ReadyStamp): boolean =>
 /** Another node lifecycle controller marked this copy: its Ready carries a reason no agent writes. */
 function markedByController(node: Node): boolean {
   const reason = readyCondition(node)?.reason;
-  return reason === REASON_UNKNOWN || reason === REASON_NEVER_UPDATED;
+  return reason === REASON_UNKNOWN || reason === REASON_NEVER_UPDATED || reason === REASON_PARTITIONED;
 }
 
 function sameTaintSet(a: readonly Taint[], b: readonly Taint[]): boolean {

@@ -21,6 +21,7 @@ import {
 } from './taints.js';
 import { formatSeconds } from './verdict-evidence.js';
 import type { VerdictRecorder } from './verdict-recorder.js';
+import type { WitnessGate } from './witness-gate.js';
 import type { ZoneQueues } from './zone-queues.js';
 
 /** Tainter retry for a node without a Ready condition (upstream `doNoExecuteTaintingPass`). */
@@ -37,6 +38,8 @@ export interface TaintReconcilerDeps {
   metrics: NodeLifecycleMetrics;
   /** Every taint decision is drafted here (docs/verdicts.md#actions); the controller resolves the drafts. */
   verdicts: VerdictRecorder;
+  /** Peer witnesses (docs/witnesses.md): a partitioned node held is never queued for NoExecute. */
+  witnesses?: Pick<WitnessGate, 'holds' | 'release'>;
 }
 
 /** What `prepare` decided for one node; `apply` writes it. */
@@ -120,14 +123,19 @@ export class TaintReconciler {
     const zone = zoneKeyOf(node.metadata.labels);
     const taints = node.spec.taints ?? [];
     const hadNoExecute = hasTaint(taints, UNREACHABLE_NO_EXECUTE) || hasTaint(taints, NOT_READY_NO_EXECUTE);
-    const m = current ? noExecuteFor(current.status) : undefined;
+    let m = current ? noExecuteFor(current.status) : undefined;
     let swapTo: string | undefined;
+    // Heard from again (Ready True or False): a silence, and any partition hold of it, is over.
+    if (current?.status !== 'Unknown') this.#deps.witnesses?.release(name);
     if (master) {
       if (hadNoExecute) this.#deps.queues.forget(zone, name);
       if (m) this.#queue(zone, node, current as NodeCondition, m.want, true);
       else if (current) this.#deps.queues.forget(zone, name);
     } else if (current?.status === 'True') {
       this.#deps.queues.forget(zone, name);
+    } else if (current?.status === 'Unknown' && this.#deps.witnesses?.holds(node)) {
+      this.#deps.queues.forget(zone, name);
+      m = undefined;
     } else if (m && !hasTaint(taints, m.want)) {
       if (hasTaint(taints, m.other)) swapTo = taintName(m.want);
       else this.#queue(zone, node, current as NodeCondition, m.want, false);

@@ -19,7 +19,9 @@ export type VerdictAction =
   | 'Suspect'
   | 'Unsuspect'
   | 'Flapping'
-  | 'Unflapping';
+  | 'Unflapping'
+  // Peer witnesses weighed a silent node (docs/witnesses.md#the-verdict).
+  | 'Partitioned';
 
 /** A zone as the controller counted it in its last pass that went through. */
 export interface ZoneFacts {

@@ -41,6 +41,8 @@ export interface VerdictDraft {
   detector?: boolean | VerdictEvidence['detector'];
   /** The flap damper's count (docs/node-lifecycle.md#flap-damping). */
   flapping?: VerdictEvidence['flapping'];
+  /** The peer witnesses weighed (docs/witnesses.md#the-verdict). */
+  witnesses?: VerdictEvidence['witnesses'];
 }
 
 /** What the controller knows at resolve time, read only for the few nodes a pass decided something about. */
@@ -175,6 +177,7 @@ export class VerdictRecorder {
       masterDisruption: master,
       ...(d.detector ? { detector: d.detector === true ? { kind: 'fixed' as const } : d.detector } : {}),
       ...(d.flapping ? { flapping: d.flapping } : {}),
+      ...(d.witnesses ? { witnesses: d.witnesses } : {}),
     };
     const next = d.next ?? nextOf(d, zone, queue, master, clock);
     this.#deps.metrics.verdicts.inc({ action: d.action, reason: d.reason });
