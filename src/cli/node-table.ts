@@ -26,12 +26,14 @@ export const NODE_WIDE_HEADERS = [
 
 /**
  * kubectl's node STATUS: the Ready condition's word, `Unknown` without one, `,Suspect` while the controller doubts
- * the node (docs/node-lifecycle.md#suspect), `,SchedulingDisabled` when cordoned.
+ * a node that is still Ready (docs/node-lifecycle.md#suspect; once Unknown the doubt says nothing more),
+ * `,SchedulingDisabled` when cordoned.
  */
 export function nodeStatus(node: Node): string {
   const ready = readyCondition(node);
   const word = ready?.status === 'True' ? 'Ready' : ready?.status === 'False' ? 'NotReady' : 'Unknown';
-  const suspect = node.status.conditions?.some((c) => c.type === 'Suspect' && c.status === 'True') ? ',Suspect' : '';
+  const doubted = node.status.conditions?.some((c) => c.type === 'Suspect' && c.status === 'True') === true;
+  const suspect = word === 'Ready' && doubted ? ',Suspect' : '';
   return node.spec.unschedulable === true ? `${word}${suspect},SchedulingDisabled` : `${word}${suspect}`;
 }
 

@@ -64,7 +64,10 @@ function summarise(node: Node): NodeRow {
     name: node.metadata.name,
     node,
     state: stateOf(node),
-    suspect: node.status.conditions?.some((c) => c.type === 'Suspect' && c.status === 'True') ?? false,
+    // Doubt matters only while the node still counts as Ready; an Unknown node's Suspect adds nothing.
+    suspect:
+      stateOf(node) === 'Ready' &&
+      (node.status.conditions?.some((c) => c.type === 'Suspect' && c.status === 'True') ?? false),
     unschedulable: node.spec.unschedulable === true,
     detail:
       ready === undefined ? 'no Ready condition posted yet' : [ready.reason, ready.message].filter(Boolean).join(': '),

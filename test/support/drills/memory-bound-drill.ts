@@ -46,9 +46,15 @@ export interface MemoryBoundOptions {
 
 const MiB = 1024 * 1024;
 
-/** The resident set of a process, from /proc (Linux), in bytes. */
+/** The resident set of a process, from /proc (Linux), in bytes; 0 once the process is gone. */
 function rssOf(pid: number): number {
-  const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return 0; // exited: the drill reports a dead server by its exit, not by a sampler's crash
+  }
+  const m = /^VmRSS:\s+(\d+) kB$/m.exec(status);
   return m ? Number(m[1]) * 1024 : 0;
 }
 
@@ -207,6 +213,7 @@ export async function runMemoryBoundDrill(o: MemoryBoundOptions): Promise<DrillR
   const pid = server.child.pid as number;
   const sockets: Socket[] = [];
   const stopReading = new AbortController();
+  let sampler: RssSampler | undefined;
   try {
     await fetch(`${server.url}/api/v1/events`).then((r) => r.text());
     await new Promise((r) => setTimeout(r, 500));
@@ -222,7 +229,7 @@ export async function runMemoryBoundDrill(o: MemoryBoundOptions): Promise<DrillR
       what: `${o.silentWatchers + 1} open watches`,
     });
 
-    const sampler = new RssSampler(pid);
+    sampler = new RssSampler(pid);
     const writing = performance.now();
     await writeEvents(server, o, log);
     log.set('writeSeconds', Math.round(elapsedSince(writing) / 100) / 10);
@@ -259,6 +266,9 @@ export async function runMemoryBoundDrill(o: MemoryBoundOptions): Promise<DrillR
   } catch (err) {
     log.check(false, `the drill stopped: ${String(err)}`);
   } finally {
+    sampler?.stop();
+    const died = server.child.exitCode ?? server.child.signalCode;
+    log.check(died === null, `the server exited during the drill (${String(died)}) with the byte budget on`);
     stopReading.abort();
     for (const s of sockets) s.destroy();
     await server.stop();
