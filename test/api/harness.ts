@@ -98,7 +98,11 @@ export async function startTestServer(
     server,
     clock,
     close: async () => {
-      await server.app.close();
+      // A test that listened may leave a keep-alive socket open, which app.close() would wait out (run-server.ts
+      // does the same at shutdown).
+      const closing = server.app.close();
+      server.app.server.closeAllConnections();
+      await closing;
       await t.close();
     },
   };
