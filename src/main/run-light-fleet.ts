@@ -125,7 +125,9 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
     const running = fleet.counts().reduce((a, z) => a + z.running, 0);
     const ready = nodes.synced ? nodes.counts().True : undefined;
     const base = totalsOf(stats.total.requests, (now - markStart) / 1000, audit.total, audit.examples, running, ready);
-    print(formatLightTotals(lightTotalsOf(base, stats.total, fleet.renewing(), fleet.intervalMs, cpu.user + cpu.system)));
+    print(
+      formatLightTotals(lightTotalsOf(base, stats.total, fleet.renewing(), fleet.intervalMs, cpu.user + cpu.system)),
+    );
     stats.total.reset();
     audit.resetTotal();
     markStart = now;
