@@ -17,10 +17,12 @@ export interface LoopDelay {
  */
 export class EventLoopDelayGauges {
   readonly #histogram: IntervalHistogram;
+  readonly #resolutionNs: number;
   #last: LoopDelay = { p50: 0, p99: 0, max: 0 };
 
   constructor(registry: Registry, resolutionMs = 10) {
     this.#histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+    this.#resolutionNs = resolutionMs * 1e6;
     this.#histogram.enable();
     const gauge = (name: string, help: string, value: () => number): void => {
       new Gauge({
@@ -53,11 +55,13 @@ export class EventLoopDelayGauges {
   /** The delays since the previous take (or start), in seconds; starts a new window. */
   take(): LoopDelay {
     const h = this.#histogram;
-    // The histogram records nanoseconds; empty, its percentiles are 0 and its min is huge.
+    // The histogram records, in nanoseconds, the time between its timer's runs: the resolution plus the delay.
+    // Empty, its percentiles are 0 and its min is huge.
+    const delay = (ns: number): number => Math.max(0, ns - this.#resolutionNs) / 1e9;
     const d =
       h.count === 0
         ? { p50: 0, p99: 0, max: 0 }
-        : { p50: h.percentile(50) / 1e9, p99: h.percentile(99) / 1e9, max: h.max / 1e9 };
+        : { p50: delay(h.percentile(50)), p99: delay(h.percentile(99)), max: delay(h.max) };
     h.reset();
     this.#last = d;
     return d;
