@@ -183,10 +183,10 @@ export class PipelinedConnection {
   }
 }
 
-/**
- * A fixed set of pipelined connections spread over the API addresses; each request goes to the connection with
- * the fewest answers outstanding.
- */
+/** Answers outstanding on a connection before the pool opens up the next one. */
+const DEPTH = 64;
+
+/** A fixed set of pipelined connections spread over the API addresses (see #pick for which one a request takes). */
 export class PipelinePool {
   readonly #conns: PipelinedConnection[] = [];
   #flushQueued = false;
@@ -228,9 +228,16 @@ export class PipelinePool {
     for (const c of this.#conns) c.close();
   }
 
+  /**
+   * The first connection with fewer than DEPTH answers outstanding (the least loaded when all have more): a light
+   * load rides one connection, so a tick's requests share one write and their answers arrive in shared reads.
+   */
   #pick(): PipelinedConnection {
     let best = this.#conns[0] as PipelinedConnection;
-    for (const c of this.#conns) if (c.inFlight < best.inFlight) best = c;
+    for (const c of this.#conns) {
+      if (c.inFlight < DEPTH) return c;
+      if (c.inFlight < best.inFlight) best = c;
+    }
     return best;
   }
 }

@@ -141,3 +141,36 @@ describe('contentLength', () => {
     assert.equal(of('Transfer-Encoding: chunked'), -1);
   });
 });
+
+describe('PipelinePool spreading', () => {
+  it('fills one connection up to its depth before using the next', async () => {
+    const conns: number[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const text = '{}';
+        res.writeHead(200, { 'content-length': text.length });
+        res.end(text);
+      });
+    });
+    server.on('connection', (s) => conns.push(s.remotePort ?? 0));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const h = new Collect();
+    const pool = new PipelinePool([{ host: '127.0.0.1', port }], 4, h);
+    try {
+      for (let i = 0; i < 10; i++) pool.send(i, get('/few'), 0);
+      pool.flush();
+      await eventually(() => h.answers.length === 10, { what: '10 answers' });
+      assert.equal(conns.length, 1, 'ten requests ride one connection');
+      for (let i = 0; i < 100; i++) pool.send(100 + i, get('/many'), 0);
+      pool.flush();
+      await eventually(() => h.answers.length === 110, { what: '110 answers' });
+      assert.equal(conns.length, 2, 'a hundred at once open a second');
+    } finally {
+      pool.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
