@@ -2,7 +2,7 @@
 // --simulator light` against bench/stub-api-server.ts (a separate process that stores nothing), so the figure is
 // the simulator's alone. N nodes renewing every quarter of --lease-duration; after every node holds its lease,
 // one `mark` window; the fleet prints its CPU (process.cpuUsage) per renewal, cross-checked here from /proc.
-//   node --import tsx bench/light-fleet-cost.ts [--nodes 20000] [--lease-duration 8s] [--window 30]
+//   node --import tsx bench/light-fleet-cost.ts [--nodes 20000] [--lease-duration 8s] [--settle 10] [--window 30]
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { eventually } from '../test/support/eventually.js';
@@ -14,6 +14,7 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '20000' },
     'lease-duration': { type: 'string', default: '8s' },
     window: { type: 'string', default: '30' },
+    settle: { type: 'string', default: '10' },
   },
 });
 const n = Number(values.nodes);
@@ -58,6 +59,8 @@ try {
     intervalMs: 500,
     last: () => out.slice(-500),
   });
+  // Registration's status posts and lease creations end with the ramp; the window measures renewals alone.
+  await new Promise((r) => setTimeout(r, Number(values.settle) * 1000));
   fleet.stdin.write('mark\n');
   const p0 = procSample(fleet.pid as number);
   const marks = out.split('totals-json').length;

@@ -51,7 +51,9 @@ export class PipelinedConnection {
   readonly #handler: PipelineHandler;
   readonly #resend: (p: Pending) => void;
   #socket: Socket | undefined;
-  #out = '';
+  /** Requests queued since the last flush, and their total length (ASCII: characters = bytes). */
+  #out: string[] = [];
+  #outBytes = 0;
   // The requests awaiting answers, oldest first from #head: parallel arrays, so a request allocates no record.
   #tags: number[] = [];
   #texts: string[] = [];
@@ -79,14 +81,23 @@ export class PipelinedConnection {
     this.#texts.push(text);
     this.#sentAts.push(sentAt);
     this.#attempts.push(attempt);
-    this.#out += text;
+    this.#out.push(text);
+    this.#outBytes += text.length;
   }
 
+  /**
+   * Writes everything queued in one syscall. Each request string is copied into one Buffer on its own: appending
+   * them to one string would build a deep rope that V8 flattens at write time, which profiled as the largest cost.
+   */
   flush(): void {
-    if (this.#out === '' || this.#closed) return;
+    if (this.#out.length === 0 || this.#closed) return;
     const socket = this.#socket ?? this.#open();
-    socket.write(this.#out, 'latin1');
-    this.#out = '';
+    const buf = Buffer.allocUnsafe(this.#outBytes);
+    let at = 0;
+    for (const text of this.#out) at += buf.write(text, at, 'latin1');
+    this.#out = [];
+    this.#outBytes = 0;
+    socket.write(buf);
   }
 
   close(): void {
@@ -123,7 +134,8 @@ export class PipelinedConnection {
       });
     }
     this.#reset();
-    this.#out = '';
+    this.#out = [];
+    this.#outBytes = 0;
     // A keep-alive connection the server closed while a request was on its way: resend once, elsewhere.
     for (const p of lost) {
       if (p.attempt === 0 && !this.#closed) {
