@@ -70,6 +70,11 @@ async function loopDelay(url: string): Promise<LoopDelay | undefined> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Complete `totals-json {…}` lines in out. */
+function totalsLines(out: string): number {
+  return [...out.matchAll(/totals-json (\{.*\})\n/g)].length;
+}
+
 /** The JSON of the last complete `totals-json {…}` line in out (undefined while it is still being written). */
 function lastTotals(out: string): string | undefined {
   return [...out.matchAll(/totals-json (\{.*\})\n/g)].at(-1)?.[1];
@@ -142,17 +147,21 @@ async function step(n: number, dir: string): Promise<StepResult> {
       `N=${n}: all registered and Ready after ${registerS.toFixed(0)}s; settling ${settleS}s, then measuring ${windowS}s\n`,
     );
     await sleep(settleS * 1000);
+    // The window starts once the fleet has answered this mark: counting its totals lines right after writing
+    // the command (as this bench did before) counts too few, and the "second" totals read after the window
+    // were then this first mark's, i.e. registration and settling instead of the window.
+    const marks = totalsLines(out);
     fleet.stdin.write('mark\n');
+    await eventually(() => totalsLines(out) > marks, { what: 'the fleet answering the first mark', intervalMs: 20 });
     await loopDelay(server.url); // starts the server's delay window
     const s0 = procSample(server.child.pid as number);
     const f0 = procSample(fleet.pid as number);
-    const marks = out.split('totals-json').length;
     await sleep(windowS * 1000);
     const s1 = procSample(server.child.pid as number);
     const f1 = procSample(fleet.pid as number);
     const loop = await loopDelay(server.url);
     fleet.stdin.write('mark\n');
-    const json = await eventually(() => (out.split('totals-json').length > marks ? lastTotals(out) : undefined), {
+    const json = await eventually(() => (totalsLines(out) > marks + 1 ? lastTotals(out) : undefined), {
       what: 'the fleet printing its second totals-json line',
       timeoutMs: 60_000,
       intervalMs: 100,

@@ -61,17 +61,19 @@ try {
   });
   // Registration's status posts and lease creations end with the ramp; the window measures renewals alone.
   await new Promise((r) => setTimeout(r, Number(values.settle) * 1000));
+  // The window starts once the fleet has answered the first mark (not when the command is written).
+  const totals = (): string[] => [...out.matchAll(/totals-json (\{.*\})\n/g)].map((m) => m[1] as string);
+  const marks = totals().length;
   fleet.stdin.write('mark\n');
+  await eventually(() => totals().length > marks, { what: 'the first mark', intervalMs: 20 });
   const p0 = procSample(fleet.pid as number);
-  const marks = out.split('totals-json').length;
   await new Promise((r) => setTimeout(r, windowS * 1000));
   const p1 = procSample(fleet.pid as number);
   fleet.stdin.write('mark\n');
-  const json = await eventually(
-    () =>
-      out.split('totals-json').length > marks ? [...out.matchAll(/totals-json (\{.*\})\n/g)].at(-1)?.[1] : undefined,
-    { what: 'the second mark', timeoutMs: 30_000 },
-  );
+  const json = await eventually(() => (totals().length > marks + 1 ? totals().at(-1) : undefined), {
+    what: 'the second mark',
+    timeoutMs: 30_000,
+  });
   const t = JSON.parse(json) as {
     renewals: number;
     renewalsPerSecond: number;
