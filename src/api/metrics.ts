@@ -1,7 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { EventLoopDelayGauges } from './event-loop-delay.js';
 
 export interface ApiMetricsOptions {
-  /** Process metrics (CPU, memory, event loop lag); off in tests that build many servers. */
+  /** Process metrics (CPU, memory, event loop lag and shepherd_event_loop_delay_*); off in tests that build many servers. */
   defaultMetrics?: boolean;
 }
 
@@ -17,10 +18,13 @@ export class ApiMetrics {
   readonly watchers: Gauge<'resource'>;
   readonly watchesTooSlow: Counter;
   readonly revision: Gauge;
+  /** Present with the process metrics. */
+  readonly loopDelay: EventLoopDelayGauges | undefined;
 
   constructor(options: ApiMetricsOptions = {}) {
     const registers = [this.register];
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.register });
+    this.loopDelay = options.defaultMetrics === false ? undefined : new EventLoopDelayGauges(this.register);
     this.httpDuration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'Duration of HTTP requests by method, route and status code (WATCH: the whole stream).',

@@ -48,6 +48,8 @@ export interface HttpClientOptions {
   random?: Random;
   log?: Logger;
   userAgent?: string;
+  /** undici (default) or node:http, ~20 MB lighter (the agent uses it: docs/architecture.md#memory). */
+  sender?: 'undici' | 'node';
 }
 
 const DEFAULT_USER_AGENT = 'shepherd-client/0.1.0';
@@ -98,6 +100,7 @@ export class HttpApiClient implements ApiClient {
       random: options.random ?? systemRandom,
       log: options.log ?? silentLogger,
       userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      ...(options.sender === undefined ? {} : { sender: options.sender }),
     });
     this.nodes = new HttpNodeClient(this.#transport, '/api/v1/nodes');
     this.events = new HttpResourceClient<Event>(this.#transport, '/api/v1/events');

@@ -443,6 +443,15 @@ export function buildShepherdCommand(version: string): Command {
     .addOption(new Option('--zones <n>', 'zones the simulated nodes are spread over').default(2).argParser(intFlag))
     .addOption(
       new Option(
+        '--simulator <kind>',
+        'agent: a real Agent per node (behaviour tests); light: registration and renewals only, from one timer ' +
+          'wheel over pipelined connections (capacity benchmarks; docs/fleet.md#light-mode)',
+      )
+        .choices(['agent', 'light'])
+        .default('agent'),
+    )
+    .addOption(
+      new Option(
         '--scenario <name>',
         'play a scripted story instead of free-running (none by default): rack-failure',
       ).choices(['rack-failure']),

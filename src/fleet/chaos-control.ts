@@ -1,8 +1,18 @@
 import { CHAOS_HELP, type ChaosCommand } from './chaos-commands.js';
-import type { Fleet } from './fleet.js';
 
-export interface ChaosControlDeps {
-  fleet: Fleet;
+/** What the chaos commands need of a fleet: agent mode's Fleet and the light fleet (src/fleet/light/) both have it. */
+export interface ChaosFleet<N extends { name: string }> {
+  readonly nodes: readonly N[];
+  zoneNames(): string[];
+  zone(zone: string): readonly N[];
+  stopFraction(zone: string, fraction: number): N[];
+  resumeFraction(zone: string, fraction?: number): N[];
+  stopNodes(nodes: readonly N[]): number;
+  startNodes(nodes: readonly N[]): number;
+}
+
+export interface ChaosControlDeps<N extends { name: string } = { name: string }> {
+  fleet: ChaosFleet<N>;
   /** Prints one answer line (stdout). */
   print: (line: string) => void;
   /** The live report, now. */
@@ -19,7 +29,7 @@ function names(nodes: { name: string }[]): string {
 }
 
 /** Applies one chaos command to the fleet and says what it did, in one line. */
-export function applyChaos(cmd: ChaosCommand, d: ChaosControlDeps): void {
+export function applyChaos<N extends { name: string }>(cmd: ChaosCommand, d: ChaosControlDeps<N>): void {
   const { fleet, print } = d;
   switch (cmd.kind) {
     case 'stop': {

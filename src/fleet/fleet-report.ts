@@ -61,6 +61,8 @@ export function formatZones(fleet: ZoneCounts[]): string {
 }
 
 export interface Totals {
+  /** Which simulator ran: full agents (`agent`, the default) or the light load generator (`light`). */
+  mode: 'agent' | 'light';
   seconds: number;
   renewals: number;
   renewalsPerSecond: number;
@@ -86,6 +88,7 @@ export function totalsOf(
   const lat = stats.renewalLatency;
   const round = (v: number): number => Math.round(v * 100) / 100;
   return {
+    mode: 'agent',
     seconds: round(seconds),
     renewals: stats.renewals,
     renewalsPerSecond: round(seconds > 0 ? stats.renewals / seconds : 0),
@@ -104,7 +107,7 @@ export function totalsOf(
 /** The `mark` answer: a sentence for people and one JSON line for scripts (bench/fleet-capacity.ts reads it). */
 export function formatTotals(t: Totals): string {
   return (
-    `totals over ${t.seconds.toFixed(1)}s: ${t.renewals} renewals (${t.renewalsPerSecond.toFixed(0)}/s), p50 ${ms(t.p50Ms)} p99 ${ms(t.p99Ms)} max ${ms(t.maxMs)}, ` +
+    `totals over ${t.seconds.toFixed(1)}s (${t.mode} mode): ${t.renewals} renewals (${t.renewalsPerSecond.toFixed(0)}/s), p50 ${ms(t.p50Ms)} p99 ${ms(t.p99Ms)} max ${ms(t.maxMs)}, ` +
     `errors ${t.errors}, conflicts ${t.conflicts}, wrongly Unknown ${t.wrongUnknown}${t.wrongUnknownExamples.length ? ` (${t.wrongUnknownExamples.join(', ')})` : ''}\n` +
     `totals-json ${JSON.stringify(t)}`
   );

@@ -26,7 +26,12 @@ export function asLogger(l: PinoLogger): Logger {
 }
 
 /** The HTTP client every remote mode uses, from --api-addr / --token-file / --certificate-authority. */
-export function httpClientFrom(opts: Opts, log: Logger, retry?: { maxAttempts: number }): HttpApiClient {
+export function httpClientFrom(
+  opts: Opts,
+  log: Logger,
+  retry?: { maxAttempts: number },
+  sender?: 'undici' | 'node',
+): HttpApiClient {
   const addresses = (opts.apiAddr as string[] | undefined) ?? ['127.0.0.1:9876'];
   const token = opts.tokenFile ? readTokenFile(opts.tokenFile as string) : process.env.SHEPHERD_TOKEN || undefined;
   const ca = opts.certificateAuthority ? readFileSync(opts.certificateAuthority as string, 'utf8') : undefined;
@@ -39,6 +44,7 @@ export function httpClientFrom(opts: Opts, log: Logger, retry?: { maxAttempts: n
     log,
     userAgent: `shepherd/${opts.mode as string}`,
     ...(retry ? { retry } : {}),
+    ...(sender ? { sender } : {}),
   });
 }
 

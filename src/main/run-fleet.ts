@@ -17,6 +17,7 @@ import { RACK_FAILURE_ZONES, RackFailure } from '../fleet/rack-failure.js';
 import { Timeline } from '../fleet/timeline.js';
 import { UnknownAudit } from '../fleet/unknown-audit.js';
 import { ZoneWatch } from '../fleet/zone-watch.js';
+import { runLightFleet } from './run-light-fleet.js';
 import { asLogger, httpClientFrom, loggerFrom, type Opts } from './common.js';
 import { serveProbes } from './probe-server.js';
 import { VERSION } from './version.js';
@@ -165,6 +166,7 @@ function buildParts(opts: Opts, log: Logger, extra: ReturnType<typeof extraOpts>
 
 /** `shepherd --mode fleet`: N simulated agents, chaos controls on stdin, live report; or `--scenario rack-failure`. */
 export async function runFleetMode(opts: Opts, signal: AbortSignal): Promise<number> {
+  if (opts.simulator === 'light') return runLightFleet(opts, signal);
   const log = asLogger(loggerFrom(opts, 'fleet'));
   const extra = extraOpts(opts);
   const stops = extra.stops.map(parseStopFlag);

@@ -222,7 +222,8 @@ export function replacedMeta(
 
 /**
  * Optimistic-locking replace (Kubernetes GuaranteedUpdate without the retry): one read for the identity fields,
- * an early Conflict when the precondition is already stale, then the store's compare-and-swap.
+ * an early Conflict when the precondition is already stale, then the store's compare-and-swap; or the store's
+ * own `replace`, which may skip the read (Store#replace).
  */
 export async function replaceObject<R extends Resource>(
   ctx: RegistryContext,
@@ -231,6 +232,7 @@ export async function replaceObject<R extends Resource>(
   expectedResourceVersion: string,
   build: (current: ResourceTypes[R]) => ResourceTypes[R],
 ): Promise<ResourceTypes[R]> {
+  if (ctx.store.replace !== undefined) return ctx.store.replace(resource, key, expectedResourceVersion, build);
   const current = await ctx.store.get(resource, key);
   if (current.metadata.resourceVersion !== expectedResourceVersion) {
     throw new ConflictError(resource, current.metadata.name);

@@ -35,6 +35,19 @@ export interface Store {
     obj: ResourceTypes[R],
     expectedResourceVersion: string,
   ): Promise<ResourceTypes[R]>;
+  /**
+   * Optimistic-locking replace (Kubernetes' GuaranteedUpdate without the retry): `build(current)` where current
+   * is the object at `expectedResourceVersion`, written only if it is still at that version. ConflictError when
+   * stale, NotFoundError when absent. Optional: a backend that answers `get` from memory lacks it, and the
+   * registry reads then updates; one whose reads are round trips (etcd) builds from a cached object at that
+   * version when it has one and lets the compare-and-swap verify it, so a fresh write is one round trip.
+   */
+  replace?<R extends Resource>(
+    resource: R,
+    key: string,
+    expectedResourceVersion: string,
+    build: (current: ResourceTypes[R]) => ResourceTypes[R],
+  ): Promise<ResourceTypes[R]>;
   /** Deletes and returns the last state (with the deletion's resourceVersion). Throws NotFound / Conflict. */
   delete<R extends Resource>(
     resource: R,

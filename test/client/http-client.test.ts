@@ -19,6 +19,7 @@ import { eventually } from '../support/eventually.js';
 import { FakeHttpServer } from '../support/fake-http-server.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { StepClock } from './step-clock.js';
+import { testSender } from './test-sender.js';
 
 const node = (name: string, rv = '5') => ({
   apiVersion: 'v1',
@@ -70,7 +71,13 @@ describe('HttpApiClient', () => {
   let clock: StepClock;
   const clients: HttpApiClient[] = [];
   const client = (extra: Partial<HttpClientOptions> = {}): HttpApiClient => {
-    const c = new HttpApiClient({ addresses: [server.address], clock, random: seededRandom(7), ...extra });
+    const c = new HttpApiClient({
+      ...testSender(),
+      addresses: [server.address],
+      clock,
+      random: seededRandom(7),
+      ...extra,
+    });
     clients.push(c);
     return c;
   };

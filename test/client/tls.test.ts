@@ -8,6 +8,7 @@ import { HttpApiClient } from '../../src/client/http-client.js';
 import { ServiceUnavailableError } from '../../src/core/errors.js';
 import { seededRandom } from '../../src/core/random.js';
 import { StepClock } from './step-clock.js';
+import { testSender } from './test-sender.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
@@ -34,7 +35,7 @@ describe('HttpApiClient over TLS', () => {
   });
 
   it('trusts the server through --certificate-authority', async () => {
-    const client = new HttpApiClient({ addresses: [url], caFile: fixture('ca.pem') });
+    const client = new HttpApiClient({ ...testSender(), addresses: [url], caFile: fixture('ca.pem') });
     try {
       assert.equal((await client.version()).version, '9.9.9');
     } finally {
@@ -45,7 +46,7 @@ describe('HttpApiClient over TLS', () => {
   it('refuses an unknown CA with an error that points at --certificate-authority, without retrying', async () => {
     const clock = new StepClock();
     const before = hits;
-    const client = new HttpApiClient({ addresses: [url], clock, random: seededRandom(1) });
+    const client = new HttpApiClient({ ...testSender(), addresses: [url], clock, random: seededRandom(1) });
     try {
       await assert.rejects(
         client.version(),
@@ -60,7 +61,7 @@ describe('HttpApiClient over TLS', () => {
 
   it('names a CA file it cannot read', () => {
     assert.throws(
-      () => new HttpApiClient({ addresses: [url], caFile: fixture('missing.pem') }),
+      () => new HttpApiClient({ ...testSender(), addresses: [url], caFile: fixture('missing.pem') }),
       /cannot read the CA bundle .*missing\.pem/,
     );
   });

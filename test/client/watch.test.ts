@@ -11,6 +11,7 @@ import { seededRandom } from '../../src/core/random.js';
 import { eventually } from '../support/eventually.js';
 import { FakeHttpServer } from '../support/fake-http-server.js';
 import { StepClock } from './step-clock.js';
+import { testSender } from './test-sender.js';
 
 const node = (name: string, rv: string, extra: Record<string, string> = {}): Node =>
   ({
@@ -104,6 +105,7 @@ describe('watch over HTTP', () => {
     server = await FakeHttpServer.start();
     clock = new StepClock();
     client = new HttpApiClient({
+      ...testSender(),
       addresses: [server.address],
       clock,
       random: seededRandom(1),

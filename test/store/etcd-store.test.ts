@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GoneError, NotFoundError, ServiceUnavailableError, TooManyRequestsError } from '../../src/core/errors.js';
+import { KVClient } from 'etcd3';
+import {
+  ConflictError,
+  GoneError,
+  NotFoundError,
+  ServiceUnavailableError,
+  TooManyRequestsError,
+} from '../../src/core/errors.js';
 import { openEtcdStore, type EtcdStore, type EtcdStoreOptions } from '../../src/store/etcd/etcd-store.js';
 import { pickCompactionRevision } from '../../src/store/etcd/etcd-compactor.js';
 import { eventually } from '../support/eventually.js';
@@ -176,5 +183,99 @@ describe('etcd store specifics', () => {
     assert.equal(pickCompactionRevision(samples, -1), undefined);
     assert.equal(pickCompactionRevision(samples, 15), 9);
     assert.deepEqual(samples, [{ at: 20, revision: 14 }]);
+  });
+});
+
+describe('etcd replace: compare-and-swap first, read only when the cached version is not the expected one', () => {
+  async function twoServers(): Promise<[EtcdStore, EtcdStore]> {
+    const prefix = `/test-${process.pid}-${++ctx.seq}`;
+    return [await openTestStore({ prefix }), await openTestStore({ prefix })];
+  }
+  const relabel =
+    (value: string) =>
+    (current: ReturnType<typeof node>): ReturnType<typeof node> => ({
+      ...current,
+      metadata: { ...current.metadata, labels: { ...current.metadata.labels, touched: value } },
+    });
+
+  it('builds on the current object and writes it at the expected version', async () => {
+    const [a, b] = await twoServers();
+    try {
+      const created = await a.create('nodes', node('n1'));
+      const seen: string[] = [];
+      const out = await a.replace('nodes', 'n1', created.metadata.resourceVersion, (cur) => {
+        seen.push(cur.metadata.uid ?? '');
+        return relabel('a')(cur);
+      });
+      assert.deepEqual(seen, [created.metadata.uid]);
+      assert.equal(out.metadata.labels?.touched, 'a');
+      assert.deepEqual(await b.get('nodes', 'n1'), out);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('a version another server replaced is a Conflict, though this server still holds the old one', async () => {
+    const [a, b] = await twoServers();
+    try {
+      const created = await a.create('nodes', node('n1'));
+      const byB = await b.replace('nodes', 'n1', created.metadata.resourceVersion, relabel('b'));
+      await assert.rejects(a.replace('nodes', 'n1', created.metadata.resourceVersion, relabel('a')), ConflictError);
+      assert.deepEqual(await a.get('nodes', 'n1'), byB, 'unchanged by the stale replace');
+      // With B's version, A reads (its cache is older) and builds on B's object.
+      const out = await a.replace('nodes', 'n1', byB.metadata.resourceVersion, (cur) => {
+        assert.equal(cur.metadata.labels?.touched, 'b');
+        return relabel('a')(cur);
+      });
+      assert.equal(out.metadata.labels?.touched, 'a');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('a key another server deleted is NotFound; a version nobody wrote is a Conflict', async () => {
+    const [a, b] = await twoServers();
+    try {
+      const created = await a.create('nodes', node('n1'));
+      await assert.rejects(a.replace('nodes', 'n1', '1', relabel('a')), ConflictError);
+      await b.delete('nodes', 'n1');
+      await assert.rejects(a.replace('nodes', 'n1', created.metadata.resourceVersion, relabel('a')), NotFoundError);
+      await assert.rejects(a.get('nodes', 'n1'), NotFoundError);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('renewals in a row are one round trip each: a transaction, no range read', async () => {
+    const a = await openTestStore();
+    const calls = { range: 0, txn: 0 };
+    const proto = KVClient.prototype;
+    const { range, txn } = proto;
+    try {
+      let cur = await a.create('nodes', node('n1'));
+      proto.range = function (this: KVClient, ...args: Parameters<KVClient['range']>) {
+        calls.range++;
+        return range.apply(this, args);
+      };
+      proto.txn = function (this: KVClient, ...args: Parameters<KVClient['txn']>) {
+        calls.txn++;
+        return txn.apply(this, args);
+      };
+      for (let i = 0; i < 5; i++)
+        cur = await a.replace('nodes', 'n1', cur.metadata.resourceVersion, relabel(String(i)));
+      assert.deepEqual(calls, { range: 0, txn: 5 });
+      proto.range = range;
+      proto.txn = txn;
+      const stored = await a.get('nodes', 'n1');
+      assert.equal(stored.metadata.labels?.touched, '4');
+      assert.equal(stored.metadata.resourceVersion, cur.metadata.resourceVersion);
+    } finally {
+      proto.range = range;
+      proto.txn = txn;
+      await a.close();
+    }
   });
 });

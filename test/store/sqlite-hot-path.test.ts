@@ -103,4 +103,30 @@ describe('RecentObjects', () => {
     r.delete('nodes', 'c');
     assert.equal(r.bytes, 10);
   });
+
+  it('keeps evicting the oldest through long churn: rewrites, deletes, and emptying it between', () => {
+    const r = new RecentObjects<string>(3);
+    const keys = (): string[] => ['a', 'b', 'c', 'd', 'e', 'f', 'g'].filter((k) => r.get('leases', k) !== undefined);
+    r.set('leases', 'a', '1');
+    r.set('leases', 'b', '1');
+    r.set('leases', 'c', '1');
+    r.set('leases', 'd', '1'); // evicts a
+    r.set('leases', 'b', '2'); // b newest: c d b
+    r.set('leases', 'e', '1'); // evicts c
+    assert.deepEqual(keys(), ['b', 'd', 'e']);
+    r.delete('leases', 'd'); // b e
+    r.set('leases', 'f', '1'); // b e f
+    r.set('leases', 'g', '1'); // evicts b
+    assert.deepEqual(keys(), ['e', 'f', 'g']);
+    for (const k of ['e', 'f', 'g']) r.delete('leases', k);
+    for (const k of ['a', 'b', 'c', 'd']) r.set('leases', k, '9'); // evicts a
+    assert.deepEqual(keys(), ['b', 'c', 'd']);
+    // 20,000 hot keys through a 1,000-entry cache, several rounds: always the newest 1,000.
+    const big = new RecentObjects<number>(1000);
+    for (let round = 0; round < 5; round++) for (let i = 0; i < 20_000; i++) big.set('leases', `k${i}`, i);
+    assert.equal(big.size, 1000);
+    assert.equal(big.get('leases', 'k18999'), undefined);
+    assert.equal(big.get('leases', 'k19000'), 19000);
+    assert.equal(big.get('leases', 'k19999'), 19999);
+  });
 });

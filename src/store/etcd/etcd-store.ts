@@ -11,6 +11,7 @@ import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import { EncodedJson } from '../encoded-json.js';
+import { RecentObjects } from '../sqlite/recent-objects.js';
 import {
   DEFAULT_HISTORY_RETENTION_MS,
   DEFAULT_MAX_WATCH_UNSENT_BYTES,
@@ -41,6 +42,17 @@ export interface EtcdStoreOptions extends StoreOptions {
   prefix?: string;
   /** Connect timeout; default 5 s. */
   dialTimeoutMs?: number;
+  /** Objects this server last wrote or read, kept to skip the read before a replace (Store#replace); default 20,000. */
+  recentObjects?: number;
+}
+
+const DEFAULT_RECENT_OBJECTS = 20_000;
+const DEFAULT_RECENT_OBJECTS_BYTES = 32 * 1024 * 1024;
+
+/** An object as etcd holds it: the stored bytes and the revision that wrote them (its resourceVersion). */
+interface StoredValue {
+  value: Buffer;
+  revision: string;
 }
 
 const DEFAULT_COMPACTION_INTERVAL_MS = 60_000;
@@ -79,6 +91,11 @@ export class EtcdStore implements Store {
   #compactionLoop: Promise<void> = Promise.resolve();
   #compacted = 0;
   #closed = false;
+  /**
+   * The last value this server wrote or read per key: a guess, not the truth (other servers write the same etcd),
+   * so it is only ever used under a compare-and-swap on its own revision, which fails if it is stale.
+   */
+  readonly #recent: RecentObjects<StoredValue>;
 
   /** Use openEtcdStore, which also checks the connection and starts compaction. */
   constructor(options: EtcdStoreOptions) {
@@ -88,6 +105,11 @@ export class EtcdStore implements Store {
     this.#keys = new EtcdKeys((options.prefix ?? '/shepherd').replace(/\/+$/, ''));
     this.#clock = options.clock ?? systemClock;
     this.#log = (options.log ?? silentLogger).child({ component: 'etcd-store' });
+    this.#recent = new RecentObjects<StoredValue>(
+      options.recentObjects ?? DEFAULT_RECENT_OBJECTS,
+      DEFAULT_RECENT_OBJECTS_BYTES,
+      (v) => v.value.length,
+    );
   }
 
   get prefix(): string {
@@ -110,8 +132,31 @@ export class EtcdStore implements Store {
   async get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]> {
     const res = await this.#call(() => this.#client.kv.range({ key: this.#keys.object(resource, key) }));
     const kv = res.kvs[0];
-    if (!kv) throw new NotFoundError(resource, splitObjectKey(key).name);
+    if (!kv) {
+      this.#recent.delete(resource, key);
+      throw new NotFoundError(resource, splitObjectKey(key).name);
+    }
+    this.#recent.set(resource, key, { value: kv.value, revision: kv.mod_revision });
     return this.#handOut(decodeKv<ResourceTypes[R]>(kv));
+  }
+
+  async replace<R extends Resource>(
+    resource: R,
+    key: string,
+    expectedResourceVersion: string,
+    build: (current: ResourceTypes[R]) => ResourceTypes[R],
+  ): Promise<ResourceTypes[R]> {
+    const hit = this.#recent.get(resource, key);
+    // The value written at revision R is the only one that key ever had at R: when the compare-and-swap on R
+    // succeeds, what was built from the cached value at R was built from the current object.
+    const current =
+      hit !== undefined && hit.revision === expectedResourceVersion
+        ? decodeObject<ResourceTypes[R]>(hit.value, hit.revision)
+        : await this.get(resource, key);
+    if (current.metadata.resourceVersion !== expectedResourceVersion) {
+      throw new ConflictError(resource, current.metadata.name);
+    }
+    return this.update(resource, build(current), expectedResourceVersion);
   }
 
   async list<R extends Resource>(resource: R, options: ListOptions = {}): Promise<ListResult<ResourceTypes[R]>> {
@@ -147,13 +192,14 @@ export class EtcdStore implements Store {
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
     const key = this.#keys.object(resource, keyOf(resource, obj));
+    const value = encodeObject(obj);
     const res = await this.#txn(
       [{ key, target: 'Create', result: 'Equal', create_revision: 0 }],
-      [{ request_put: { key, value: encodeObject(obj) } }],
+      [{ request_put: { key, value } }],
       [],
     );
     if (!res.succeeded) throw new AlreadyExistsError(resource, obj.metadata.name);
-    return this.#handOut(withRevision(obj, res.header.revision));
+    return this.#written(resource, obj, value, res.header.revision);
   }
 
   async update<R extends Resource>(
@@ -162,6 +208,7 @@ export class EtcdStore implements Store {
     expectedResourceVersion: string,
   ): Promise<ResourceTypes[R]> {
     const key = this.#keys.object(resource, keyOf(resource, obj));
+    const value = encodeObject(obj);
     const expected = /^\d+$/.test(expectedResourceVersion) ? expectedResourceVersion : '-1';
     const res = await this.#txn(
       // Create > 0 as well: an absent key has mod_revision 0, and "expected 0" must not create it.
@@ -169,11 +216,14 @@ export class EtcdStore implements Store {
         { key, target: 'Create', result: 'Greater', create_revision: 0 },
         { key, target: 'Mod', result: 'Equal', mod_revision: expected },
       ],
-      [{ request_put: { key, value: encodeObject(obj) } }],
+      [{ request_put: { key, value } }],
       [{ request_range: { key, keys_only: true } }],
     );
-    if (!res.succeeded) throw this.#casFailure(resource, obj.metadata.name, res);
-    return this.#handOut(withRevision(obj, res.header.revision));
+    if (!res.succeeded) {
+      this.#recent.delete(resource, keyOf(resource, obj));
+      throw this.#casFailure(resource, obj.metadata.name, res);
+    }
+    return this.#written(resource, obj, value, res.header.revision);
   }
 
   async delete<R extends Resource>(
@@ -200,6 +250,7 @@ export class EtcdStore implements Store {
       [{ request_delete_range: { key: k, prev_kv: true } }],
       [{ request_range: { key: k, keys_only: true } }],
     );
+    this.#recent.delete(resource, key);
     if (!res.succeeded) throw this.#casFailure(resource, splitObjectKey(key).name, res);
     const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
     if (!prev) throw new NotFoundError(resource, splitObjectKey(key).name);
@@ -280,6 +331,11 @@ export class EtcdStore implements Store {
     this.#stopCompaction.abort();
     await Promise.allSettled([...this.#inflight, this.#compactionLoop]);
     this.#client.close();
+  }
+
+  #written<R extends Resource>(resource: R, obj: ResourceTypes[R], value: Buffer, revision: string): ResourceTypes[R] {
+    this.#recent.set(resource, keyOf(resource, obj), { value, revision });
+    return this.#handOut(withRevision(obj, revision));
   }
 
   /** Every object this store returns or streams passes here, so `encodedJson` knows it. */

@@ -12,6 +12,14 @@ export class RecentObjects<V = string> {
   readonly #maxBytes: number;
   readonly #sizeOf: (value: V) => number;
   #bytes = 0;
+  /**
+   * A live iterator at the oldest entry. Asking a fresh `entries()` for its first entry each time costs a scan
+   * over every slot deleted since the map's last rehash: with a cache that evicts on every write (more hot keys
+   * than capacity, e.g. 20,000+ renewing leases) that scan made `set` the busiest function of a 20k-node server.
+   * A Map iterator keeps its place across deletions and sees entries added after it, in insertion order, so the
+   * next one it yields is always the oldest still there.
+   */
+  #oldest: Iterator<[string, V]> | undefined;
 
   /** `maxBytes` 0: no byte bound. `sizeOf`: what one value costs (for JSON text, its length). */
   constructor(capacity: number, maxBytes = 0, sizeOf: (value: V) => number = () => 0) {
@@ -43,8 +51,13 @@ export class RecentObjects<V = string> {
     this.#entries.set(k, value);
     this.#bytes += size;
     while (this.#entries.size > this.#capacity || (this.#maxBytes > 0 && this.#bytes > this.#maxBytes)) {
-      const oldest = this.#entries.entries().next();
-      if (oldest.done) break;
+      this.#oldest ??= this.#entries.entries();
+      let oldest = this.#oldest.next();
+      if (oldest.done) {
+        this.#oldest = this.#entries.entries();
+        oldest = this.#oldest.next();
+        if (oldest.done) break;
+      }
       this.#entries.delete(oldest.value[0]);
       this.#bytes -= this.#sizeOf(oldest.value[1]);
     }

@@ -43,7 +43,7 @@ export interface SqliteStoreOptions extends StoreOptions {
   migrationsDir?: string;
   /** `PRAGMA quick_check` on open for files up to this size (database.ts); default 512 MiB, 0 never. */
   integrityCheckMaxBytes?: number;
-  /** Objects whose stored JSON is kept in memory for gets (recent-objects.ts); default 20,000, 0 disables. */
+  /** Objects whose stored JSON is kept in memory for gets (recent-objects.ts); default 150,000, 0 disables. */
   recentObjects?: number;
   /** Bytes (JSON characters) that cache and the writer's delta bases may hold, each; default 32 MiB. */
   recentObjectsBytes?: number;
@@ -64,8 +64,12 @@ const DEFAULT_COMPACTION_INTERVAL_MS = 1_000;
 /** Most revisions one compaction pass compacts; a backlog (after downtime) is worked off over several passes. */
 const MAX_COMPACTION_REVISIONS = 20_000;
 const DEFAULT_WATCH_QUEUE = 10_000;
-const DEFAULT_RECENT_OBJECTS = 20_000;
-/** 20,000 objects of typical size (a lease ~0.4 KB, a node ~1.5 KB) fit; 20,000 of the largest allowed do not. */
+/**
+ * Enough entries for the leases of a 100,000-node fleet (each renewal reads its lease first): an LRU smaller than
+ * the set of keys renewed in a cycle hits nothing. The byte bound is what limits memory.
+ */
+const DEFAULT_RECENT_OBJECTS = 150_000;
+/** ~80,000 leases (~0.4 KB) fit; nodes (~1.5 KB, written every few minutes) come and go; large objects do not stay. */
 const DEFAULT_RECENT_OBJECTS_BYTES = 32 * 1024 * 1024;
 
 /** Opens (creating and migrating as needed) the database at `options.path` and starts compaction. */

@@ -1,0 +1,3 @@
+// The tests of http-client.test.ts over the node:http sender (src/client/node-http-sender.ts), which the agent uses.
+process.env.SHEPHERD_TEST_SENDER = 'node';
+await import('./http-client.test.js');
