@@ -1,3 +1,4 @@
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import type { Clock } from '../core/clock.js';
 
 /** Per-item exponential backoff of `addRateLimited` (client-go's ItemExponentialFailureRateLimiter). */
@@ -165,6 +166,10 @@ export async function runWorkers<K>(
   onError: (key: K, err: unknown) => void,
   signal: AbortSignal,
 ): Promise<void> {
+  const count = Math.max(1, workers);
+  // Each idle worker waits on `signal` with one listener, removed when it wakes; several controllers share one
+  // signal, so the default warning at 10 listeners would cry leak where there is none.
+  setMaxListeners(getMaxListeners(signal) + count, signal);
   const worker = async (): Promise<void> => {
     for (;;) {
       const key = await queue.get(signal);
@@ -182,5 +187,5 @@ export async function runWorkers<K>(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, workers) }, worker));
+  await Promise.all(Array.from({ length: count }, worker));
 }

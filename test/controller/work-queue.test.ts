@@ -42,6 +42,32 @@ describe('WorkQueue', () => {
     );
   });
 
+  it('many idle workers of several controllers on one signal raise no listener-leak warning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): number => warnings.push(w);
+    process.on('warning', onWarning);
+    const stop = new AbortController();
+    const clock = new FakeClock();
+    const done = [0, 1, 2].map(() =>
+      runWorkers(
+        new WorkQueue<string>(clock),
+        8,
+        async () => {},
+        () => {},
+        stop.signal,
+      ),
+    );
+    await flush();
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    stop.abort();
+    await Promise.all(done);
+    process.off('warning', onWarning);
+    assert.deepEqual(
+      warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message),
+      [],
+    );
+  });
+
   it('runWorkers retries a failing key with backoff and forgets it once it succeeds', async () => {
     const clock = new FakeClock();
     const q = new WorkQueue<string>(clock, { baseMs: 100, maxMs: 1_000 });
