@@ -99,7 +99,9 @@ describe('storage drills, short forms', { concurrency: false }, () => {
           silentWatchers: 10,
           events: 300,
           maxWatchUnsentBytes: '2Mi',
-          heapLimitMiB: 96,
+          // The full drill's heap (RELIABILITY.md): 96 MiB was below the server's own steady heap plus its
+          // byte-bounded caches (32 MiB of recent objects, the change log's delta bases) and died about one run in two.
+          heapLimitMiB: 128,
           rssGrowthLimitBytes: 192 * 1024 * 1024,
         }),
       );
