@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Registry } from 'prom-client';
 import type { ApiClient } from '../client/api-client.js';
 import type { Clock } from '../core/clock.js';
@@ -83,6 +84,9 @@ export class ControllerManager {
     hooks: { onSynced?: () => void; onNodeCachesSynced?: () => void } = {},
   ): Promise<void> {
     const term = new AbortController();
+    // The term of every controller and shared informer: each one waits on it (sync, sleeps, workers), so many
+    // listeners are expected and each is removed when its wait ends; Node's leak warning at 10 would cry wolf.
+    setMaxListeners(0, term.signal);
     const stop = (): void => term.abort(signal.reason);
     if (signal.aborted) return;
     signal.addEventListener('abort', stop, { once: true });

@@ -1,4 +1,4 @@
-import { getMaxListeners, setMaxListeners } from 'node:events';
+import { setMaxListeners } from 'node:events';
 import type { Clock } from '../core/clock.js';
 
 /** Per-item exponential backoff of `addRateLimited` (client-go's ItemExponentialFailureRateLimiter). */
@@ -35,6 +35,8 @@ export class WorkQueue<K> {
   constructor(clock: Clock, backoff: Partial<ItemBackoff> = {}) {
     this.#clock = clock;
     this.#backoff = { ...DEFAULT_ITEM_BACKOFF, ...backoff };
+    // Every idle `get` waits on this signal (its listener removed on wake): any number of waiters is expected.
+    setMaxListeners(0, this.#stop.signal);
   }
 
   /** Keys waiting to be handed out (not counting delayed or in-process ones). */
@@ -167,12 +169,17 @@ export async function runWorkers<K>(
   signal: AbortSignal,
 ): Promise<void> {
   const count = Math.max(1, workers);
-  // Each idle worker waits on `signal` with one listener, removed when it wakes; several controllers share one
-  // signal, so the default warning at 10 listeners would cry leak where there is none.
-  setMaxListeners(getMaxListeners(signal) + count, signal);
+  // Idle workers wait on a signal of their own (one listener each, removed on wake), tied to `signal` by a single
+  // listener: several controllers share one stop signal, and a listener per worker on it would trip Node's
+  // leak warning where there is no leak.
+  const local = new AbortController();
+  setMaxListeners(count + 1, local.signal);
+  const stop = (): void => local.abort();
+  if (signal.aborted) stop();
+  else signal.addEventListener('abort', stop, { once: true });
   const worker = async (): Promise<void> => {
     for (;;) {
-      const key = await queue.get(signal);
+      const key = await queue.get(local.signal);
       if (key === undefined) return;
       try {
         await sync(key);
@@ -187,5 +194,9 @@ export async function runWorkers<K>(
       }
     }
   };
-  await Promise.all(Array.from({ length: count }, worker));
+  try {
+    await Promise.all(Array.from({ length: count }, worker));
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
 }
