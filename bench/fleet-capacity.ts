@@ -1,7 +1,7 @@
 // Benchmark 2 (BENCHMARKS.md): the largest fleet one server holds at default cadence (10 s renewals) with renewal
 // p99 ≤ 100 ms and no node wrongly marked Unknown over the window, the simulator on the same machine.
 //   npm run bench:fleet -- [--nodes 10000,25000,50000] [--window 120] [--start-rate 800] [--settle 20]
-//                          [--simulator light|agent]
+//                          [--simulator light|agent] [--server-node-options="--cpu-prof --cpu-prof-dir=DIR"]
 // Steps N up on a fresh server each time and stops at the first N that misses the target. The light simulator
 // (docs/fleet.md#light-mode) is the default: the full agents cost ~0.4 ms of CPU per renewal on the same cores.
 // The server's event-loop delay over the window comes from its /metrics (shepherd_event_loop_delay_*).
@@ -22,6 +22,8 @@ const { values } = parseArgs({
     settle: { type: 'string', default: '20' },
     zones: { type: 'string', default: '3' },
     simulator: { type: 'string', default: 'light' },
+    // Extra Node options for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a step.
+    'server-node-options': { type: 'string', default: '' },
   },
 });
 const steps = values.nodes.split(',').map(Number);
@@ -83,6 +85,7 @@ function lastTotals(out: string): string | undefined {
 async function step(n: number, dir: string): Promise<StepResult> {
   const server = await spawnListening(
     [
+      ...values['server-node-options'].split(' ').filter((a) => a !== ''),
       'bin/shepherd',
       '--mode',
       'server',

@@ -23,6 +23,7 @@ import {
 import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
+import { StoreMaintenance } from './maintenance.js';
 import { StoreHealth } from './store-health.js';
 import { PagedLists, parseRows } from './paged-lists.js';
 import { RecentObjects } from './recent-objects.js';
@@ -56,10 +57,12 @@ export interface SqliteStoreOptions extends StoreOptions {
   listSnapshotTtlMs?: number;
   /** Paged lists held open at once; default DEFAULT_MAX_LIST_SNAPSHOTS (16). */
   maxListSnapshots?: number;
+  /** Copy the WAL into the database on a worker thread (checkpointer.ts); default true. */
+  checkpointOnWorker?: boolean;
 }
 
-// Compaction and the WAL checkpoint after it run on the event loop: small, frequent passes keep each stall short
-// (at 10 s a 20k-node fleet left ~40 MB of WAL per checkpoint and stalled renewals for seconds).
+// Compaction and the WAL checkpoint after it (maintenance.ts): small, frequent passes keep each step short (at 10 s
+// a 20k-node fleet left ~40 MB of WAL per checkpoint and stalled renewals for seconds).
 const DEFAULT_COMPACTION_INTERVAL_MS = 1_000;
 /** Most revisions one compaction pass compacts; a backlog (after downtime) is worked off over several passes. */
 const MAX_COMPACTION_REVISIONS = 20_000;
@@ -101,8 +104,7 @@ export class SqliteStore implements Store {
   readonly #encoded = new EncodedJson();
   readonly #watchQueueCapacity: number;
   readonly #watchQueueBytes: number;
-  readonly #stopCompaction = new AbortController();
-  readonly #compactionLoop: Promise<void>;
+  readonly #maintenance: StoreMaintenance;
   readonly #recent: RecentObjects;
   readonly #bases: DeltaBases;
   readonly #deltaWindow: number;
@@ -153,7 +155,24 @@ export class SqliteStore implements Store {
       { path: this.path, page: this.#stmts.page, clock: this.#clock, log: this.#log, revision: meta.revision },
       { ttlMs: options.listSnapshotTtlMs, max: options.maxListSnapshots },
     );
-    this.#compactionLoop = this.#runCompaction(options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS);
+    this.#maintenance = new StoreMaintenance(
+      {
+        db,
+        path: this.path,
+        clock: this.#clock,
+        log: this.#log,
+        compact: () => {
+          if (this.#closed) return;
+          this.compact();
+          this.#lists.expire();
+        },
+        quiet: () => this.#queue.length === 0 && this.#lists.openSnapshots === 0,
+      },
+      {
+        intervalMs: options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
+        checkpointOnWorker: options.checkpointOnWorker ?? true,
+      },
+    );
   }
 
   async get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]> {
@@ -297,8 +316,7 @@ export class SqliteStore implements Store {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     this.#commit();
     this.#closed = true;
-    this.#stopCompaction.abort();
-    await this.#compactionLoop;
+    await this.#maintenance.stop();
     this.#lists.closeAll();
     try {
       checkpoint(this.#db, 'TRUNCATE');
@@ -401,28 +419,6 @@ export class SqliteStore implements Store {
 
   #assertOpen(): void {
     if (this.#closed) throw storeClosedError();
-  }
-
-  async #runCompaction(intervalMs: number): Promise<void> {
-    const signal = this.#stopCompaction.signal;
-    while (!signal.aborted) {
-      try {
-        await this.#clock.sleep(intervalMs, signal);
-      } catch {
-        return;
-      }
-      if (this.#closed) return;
-      try {
-        this.compact();
-        this.#lists.expire();
-        // TRUNCATE resets the WAL to zero bytes; with writes waiting, a PASSIVE pass does not hold them up. A list
-        // snapshot is a reader TRUNCATE would wait for (busy_timeout, on the event loop): PASSIVE never waits.
-        const quiet = this.#queue.length === 0 && this.#lists.openSnapshots === 0;
-        checkpoint(this.#db, quiet ? 'TRUNCATE' : 'PASSIVE');
-      } catch (err) {
-        this.#log.warn({ err }, 'change-log compaction failed; retrying at the next interval');
-      }
-    }
   }
 }
 
