@@ -52,6 +52,8 @@ interface StepResult {
   fleetCpu: number;
   serverRssMb: number;
   loop: LoopDelay | undefined;
+  /** The server's GC pauses over the window, by kind. */
+  gc: string;
   ok: boolean;
 }
 
@@ -60,6 +62,32 @@ interface LoopDelay {
   p50: number;
   p99: number;
   max: number;
+}
+
+/** Garbage-collection pause seconds and counts so far, by kind (prom-client's nodejs_gc_duration_seconds). */
+type GcTotals = Record<string, { seconds: number; count: number }>;
+
+async function gcTotals(url: string): Promise<GcTotals> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: GcTotals = {};
+  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm)) {
+    const kind = (out[m[2] as string] ??= { seconds: 0, count: 0 });
+    if (m[1] === 'sum') kind.seconds = Number(m[3]);
+    else kind.count = Number(m[3]);
+  }
+  return out;
+}
+
+/** "major 12 × 85 ms" per kind: the GC pauses between two samples. */
+function gcSummary(a: GcTotals, b: GcTotals): string {
+  return Object.entries(b)
+    .map(([kind, t]) => {
+      const count = t.count - (a[kind]?.count ?? 0);
+      const ms = (1000 * (t.seconds - (a[kind]?.seconds ?? 0))) / Math.max(count, 1);
+      return count > 0 ? `${kind} ${count} × ${ms.toFixed(1)} ms` : '';
+    })
+    .filter((x) => x !== '')
+    .join(', ');
 }
 
 async function loopDelay(url: string): Promise<LoopDelay | undefined> {
@@ -157,12 +185,14 @@ async function step(n: number, dir: string): Promise<StepResult> {
     fleet.stdin.write('mark\n');
     await eventually(() => totalsLines(out) > marks, { what: 'the fleet answering the first mark', intervalMs: 20 });
     await loopDelay(server.url); // starts the server's delay window
+    const gc0 = await gcTotals(server.url);
     const s0 = procSample(server.child.pid as number);
     const f0 = procSample(fleet.pid as number);
     await sleep(windowS * 1000);
     const s1 = procSample(server.child.pid as number);
     const f1 = procSample(fleet.pid as number);
     const loop = await loopDelay(server.url);
+    const gc = gcSummary(gc0, await gcTotals(server.url));
     fleet.stdin.write('mark\n');
     const json = await eventually(() => (totalsLines(out) > marks + 1 ? lastTotals(out) : undefined), {
       what: 'the fleet printing its second totals-json line',
@@ -179,6 +209,7 @@ async function step(n: number, dir: string): Promise<StepResult> {
       fleetCpu: cpuShare(f0, f1, windowS),
       serverRssMb: s1.rssMb,
       loop,
+      gc,
       ok,
     };
     process.stderr.write(`N=${n}: ${JSON.stringify(r)}\n`);
@@ -207,15 +238,15 @@ console.log(
   `Fleet capacity: default cadence (40 s leases, 10 s renewals), ${values.simulator} simulator, ${windowS} s window after ${settleS} s settle, simulator and server on one machine (${header})\n`,
 );
 console.log(
-  '| nodes | registration s | renewals/s (expected) | p50 ms | p99 ms (target ≤ 100) | max ms | errors | wrongly Unknown (target 0) | server CPU (cores) | fleet CPU (cores) | fleet µs/renewal | server RSS MB | server loop delay p50/p99/max ms | holds? |',
+  '| nodes | registration s | renewals/s (expected) | p50 ms | p99 ms (target ≤ 100) | max ms | errors | wrongly Unknown (target 0) | server CPU (cores) | fleet CPU (cores) | fleet µs/renewal | server RSS MB | server loop delay p50/p99/max ms | server GC pauses in the window | holds? |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 const f = (v: number | undefined, d = 0): string => (v === undefined ? '—' : v.toFixed(d));
 for (const r of results) {
   const t = r.totals;
   const loop = r.loop ? `${f(r.loop.p50, 1)} / ${f(r.loop.p99, 1)} / ${f(r.loop.max, 0)}` : '—';
   console.log(
-    `| ${r.n} | ${r.registerS.toFixed(0)} | ${t.renewalsPerSecond.toFixed(0)} (${f(t.expectedRenewalsPerSecond)}) | ${t.p50Ms} | ${t.p99Ms} | ${t.maxMs} | ${t.errors} | ${t.wrongUnknown} | ${r.serverCpu.toFixed(2)} | ${r.fleetCpu.toFixed(2)} | ${f(t.cpuMicrosPerRenewal, 1)} | ${r.serverRssMb.toFixed(0)} | ${loop} | ${r.ok ? 'yes' : 'no'} |`,
+    `| ${r.n} | ${r.registerS.toFixed(0)} | ${t.renewalsPerSecond.toFixed(0)} (${f(t.expectedRenewalsPerSecond)}) | ${t.p50Ms} | ${t.p99Ms} | ${t.maxMs} | ${t.errors} | ${t.wrongUnknown} | ${r.serverCpu.toFixed(2)} | ${r.fleetCpu.toFixed(2)} | ${f(t.cpuMicrosPerRenewal, 1)} | ${r.serverRssMb.toFixed(0)} | ${loop} | ${r.gc} | ${r.ok ? 'yes' : 'no'} |`,
   );
 }
 console.log(`\nlargest N held: ${best ? best.n : 'none of the steps'} (target ≥ 50,000)`);

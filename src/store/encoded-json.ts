@@ -1,16 +1,18 @@
 /**
  * The JSON text of the objects one store handed out, so the API can send bytes the store already built instead
  * of serialising the object again (the apiserver's watch cache keeps encoded objects for the same reason).
- * Keyed by object identity: callers treat a store's objects as read-only, and anything built anew simply has
- * no entry and is serialised normally. Each store owns one (no module-level state).
+ * Kept on the object itself, under a symbol of this instance, non-enumerable: JSON.stringify, spreads,
+ * Object.assign, structuredClone and deep equality all ignore it, so a copy (or anything built anew) has no text
+ * and is serialised normally. Callers treat a store's objects as read-only. A WeakMap did the same at twice the
+ * cost per object and made every garbage collection walk its hundreds of thousands of entries (BENCHMARKS.md §21).
  */
 export class EncodedJson {
   /** The text, or null for an object whose text is built on the first request (then kept). */
-  readonly #texts = new WeakMap<object, string | null>();
+  readonly #key = Symbol('shepherd.encodedJson');
 
   /** `json` must be exactly `JSON.stringify(obj)` (the text the object was parsed from, or serialised to). */
   record(obj: object, json: string): void {
-    this.#texts.set(obj, json);
+    this.#set(obj, json);
   }
 
   /**
@@ -18,16 +20,20 @@ export class EncodedJson {
    * each row's text once parsed): the text is built once, on the first request, and only if one comes.
    */
   recordLazily(obj: object): void {
-    this.#texts.set(obj, null);
+    this.#set(obj, null);
   }
 
   /** `JSON.stringify(obj)` for an object recorded here; undefined for any other. */
   get(obj: unknown): string | undefined {
     if (typeof obj !== 'object' || obj === null) return undefined;
-    const text = this.#texts.get(obj);
+    const text = (obj as Record<symbol, string | null | undefined>)[this.#key];
     if (text !== null) return text;
     const built = JSON.stringify(obj);
-    this.#texts.set(obj, built);
+    this.#set(obj, built);
     return built;
+  }
+
+  #set(obj: object, text: string | null): void {
+    Object.defineProperty(obj, this.#key, { value: text, writable: true, configurable: true, enumerable: false });
   }
 }

@@ -52,7 +52,8 @@ export interface Statements {
   getObject: Statement<[string, string], ObjectRow>;
   getObjectRevision: Statement<[string, string], number>;
   insertObject: Statement<[string, string, number, string]>;
-  updateObject: Statement<[number, string, string, string]>;
+  /** The update with its precondition: changes nothing (0 changes) unless the row is at the expected revision. */
+  updateObjectAt: Statement<[number, string, string, string, number]>;
   deleteObject: Statement<[string, string]>;
   insertSegment: Statement<[number, number, number, number, Buffer]>;
   setRevision: Statement<[number]>;
@@ -76,7 +77,9 @@ export function prepareStatements(db: Database): Statements {
       .prepare<[string, string], number>('SELECT revision FROM objects WHERE kind = ? AND key = ?')
       .pluck(),
     insertObject: db.prepare('INSERT INTO objects (kind, key, revision, value) VALUES (?, ?, ?, ?)'),
-    updateObject: db.prepare('UPDATE objects SET revision = ?, value = ? WHERE kind = ? AND key = ?'),
+    updateObjectAt: db.prepare(
+      'UPDATE objects SET revision = ?, value = ? WHERE kind = ? AND key = ? AND revision = ?',
+    ),
     deleteObject: db.prepare('DELETE FROM objects WHERE kind = ? AND key = ?'),
     insertSegment: db.prepare(
       'INSERT INTO change_log (first_revision, last_revision, kinds, committed_at, data) VALUES (?, ?, ?, ?, ?)',

@@ -103,19 +103,24 @@ export function applyBatch(ctx: BatchContext, ops: readonly WriteOp[], revision:
 function applyOne(stmts: Statements, op: WriteOp, rev: number): { entry: ChangeEntry; object: AnyObject } {
   const { resource, key } = op;
   if (op.op === 'delete') return applyDelete(stmts, op, rev);
-  const current = stmts.getObjectRevision.get(resource, key);
-  if (op.op === 'create' && current !== undefined) throw new AlreadyExistsError(resource, splitObjectKey(key).name);
-  if (op.op === 'update') {
-    if (current === undefined) throw new NotFoundError(resource, splitObjectKey(key).name);
-    if (parseRevision(op.expected) !== current) throw new ConflictError(resource, splitObjectKey(key).name);
+  if (op.op === 'create' && stmts.getObjectRevision.get(resource, key) !== undefined) {
+    throw new AlreadyExistsError(resource, splitObjectKey(key).name);
   }
   const object = withRevision(op.obj, rev);
   // Serialise before touching the database so a bad object fails alone, leaving nothing half-written.
   const json = JSON.stringify(object);
-  if (op.op === 'create') stmts.insertObject.run(resource, key, rev, json);
-  else stmts.updateObject.run(rev, json, resource, key);
-  const type: ChangeType = op.op === 'create' ? 'ADDED' : 'MODIFIED';
-  return { entry: new ChangeEntry(resource, type, rev, json), object };
+  if (op.op === 'create') {
+    stmts.insertObject.run(resource, key, rev, json);
+    return { entry: new ChangeEntry(resource, 'ADDED', rev, json), object };
+  }
+  // One statement for an update that holds (the renewal's case); only a refused one reads the row to say why.
+  if (stmts.updateObjectAt.run(rev, json, resource, key, parseRevision(op.expected)).changes === 0) {
+    if (stmts.getObjectRevision.get(resource, key) === undefined) {
+      throw new NotFoundError(resource, splitObjectKey(key).name);
+    }
+    throw new ConflictError(resource, splitObjectKey(key).name);
+  }
+  return { entry: new ChangeEntry(resource, 'MODIFIED', rev, json), object };
 }
 
 function applyDelete(
