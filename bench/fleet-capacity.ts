@@ -1,7 +1,7 @@
 // Benchmark 2 (BENCHMARKS.md): the largest fleet one server holds at default cadence (10 s renewals) with renewal
 // p99 ≤ 100 ms and no node wrongly marked Unknown over the window, the simulator on the same machine.
 //   npm run bench:fleet -- [--nodes 10000,25000,50000] [--window 120] [--start-rate 800] [--settle 20]
-//                          [--simulator light|agent] [--server-node-options="--cpu-prof --cpu-prof-dir=DIR"]
+//                          [--simulator light|agent] [--profile] [--server-node-options="--max-semi-space-size=64"]
 // Steps N up on a fresh server each time and stops at the first N that misses the target. The light simulator
 // (docs/fleet.md#light-mode) is the default: the full agents cost ~0.4 ms of CPU per renewal on the same cores.
 // The server's event-loop delay over the window comes from its /metrics (shepherd_event_loop_delay_*).
@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { eventually } from '../test/support/eventually.js';
 import { ROOT, spawnListening } from './lib.js';
 import { cpuShare, machine, procSample } from './proc-stats.js';
+import { layersTable, readProfile, summariseLayers } from './profile-layers.js';
 
 const { values } = parseArgs({
   options: {
@@ -24,6 +25,8 @@ const { values } = parseArgs({
     simulator: { type: 'string', default: 'light' },
     // Extra Node options for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a step.
     'server-node-options': { type: 'string', default: '' },
+    // The server's main-thread time per renewal by layer, over each step's window (bench/profile-layers.ts).
+    profile: { type: 'boolean', default: false },
   },
 });
 const steps = values.nodes.split(',').map(Number);
@@ -110,10 +113,16 @@ function lastTotals(out: string): string | undefined {
   return [...out.matchAll(/totals-json (\{.*\})\n/g)].at(-1)?.[1];
 }
 
+/** Per step with --profile: the layer table of the server's window. */
+const profiles: string[] = [];
+
 async function step(n: number, dir: string): Promise<StepResult> {
+  let profileWindow: { fromUs: number; toUs: number; renewals: number } | undefined;
+  const profDir = join(dir, `prof-${n}`);
   const server = await spawnListening(
     [
       ...values['server-node-options'].split(' ').filter((a) => a !== ''),
+      ...(values.profile ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
       'bin/shepherd',
       '--mode',
       'server',
@@ -186,11 +195,13 @@ async function step(n: number, dir: string): Promise<StepResult> {
     await eventually(() => totalsLines(out) > marks, { what: 'the fleet answering the first mark', intervalMs: 20 });
     await loopDelay(server.url); // starts the server's delay window
     const gc0 = await gcTotals(server.url);
+    const windowFromUs = Number(process.hrtime.bigint() / 1000n);
     const s0 = procSample(server.child.pid as number);
     const f0 = procSample(fleet.pid as number);
     await sleep(windowS * 1000);
     const s1 = procSample(server.child.pid as number);
     const f1 = procSample(fleet.pid as number);
+    const windowToUs = Number(process.hrtime.bigint() / 1000n);
     const loop = await loopDelay(server.url);
     const gc = gcSummary(gc0, await gcTotals(server.url));
     fleet.stdin.write('mark\n');
@@ -213,11 +224,21 @@ async function step(n: number, dir: string): Promise<StepResult> {
       ok,
     };
     process.stderr.write(`N=${n}: ${JSON.stringify(r)}\n`);
+    profileWindow = { fromUs: windowFromUs, toUs: windowToUs, renewals: totals.renewals };
     return r;
   } finally {
     fleet.stdin.end('quit\n');
     await new Promise((r) => (fleet.exitCode !== null ? r(undefined) : fleet.once('exit', r)));
-    await server.stop();
+    await server.stop(); // SIGTERM: the server exits cleanly and writes its profile
+    if (values.profile && profileWindow !== undefined) {
+      const rows = summariseLayers(
+        readProfile(profDir),
+        profileWindow.renewals,
+        profileWindow.fromUs,
+        profileWindow.toUs,
+      );
+      profiles.push(`N=${n}, the server's main thread over the window:\n\n${layersTable(rows, 'renewal')}`);
+    }
   }
 }
 
@@ -250,3 +271,4 @@ for (const r of results) {
   );
 }
 console.log(`\nlargest N held: ${best ? best.n : 'none of the steps'} (target ≥ 50,000)`);
+for (const p of profiles) console.log(`\n${p}`);
