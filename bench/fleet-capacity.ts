@@ -57,6 +57,8 @@ interface StepResult {
   loop: LoopDelay | undefined;
   /** The server's GC pauses over the window, by kind. */
   gc: string;
+  /** The store's commits over the window: rate, writes per commit, time per commit (main thread, incl. fsync). */
+  commits: string;
   ok: boolean;
 }
 
@@ -79,6 +81,29 @@ async function gcTotals(url: string): Promise<GcTotals> {
     else kind.count = Number(m[3]);
   }
   return out;
+}
+
+/** Commits so far: how many, their seconds and their writes (the store's commit histograms). */
+async function commitTotals(url: string): Promise<{ count: number; seconds: number; writes: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const g = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    count: g('shepherd_store_commit_duration_seconds_count'),
+    seconds: g('shepherd_store_commit_duration_seconds_sum'),
+    writes: g('shepherd_store_commit_batch_size_sum'),
+  };
+}
+
+/** "412/s × 4.9 writes, 0.61 ms each": the store's commits between two samples. */
+function commitSummary(
+  a: { count: number; seconds: number; writes: number },
+  b: { count: number; seconds: number; writes: number },
+  windowS: number,
+): string {
+  const count = b.count - a.count;
+  if (!(count > 0)) return '—';
+  const perCommitMs = (1000 * (b.seconds - a.seconds)) / count;
+  return `${(count / windowS).toFixed(0)}/s × ${((b.writes - a.writes) / count).toFixed(1)} writes, ${perCommitMs.toFixed(2)} ms each`;
 }
 
 /** "major 12 × 85 ms" per kind: the GC pauses between two samples. */
@@ -195,6 +220,7 @@ async function step(n: number, dir: string): Promise<StepResult> {
     await eventually(() => totalsLines(out) > marks, { what: 'the fleet answering the first mark', intervalMs: 20 });
     await loopDelay(server.url); // starts the server's delay window
     const gc0 = await gcTotals(server.url);
+    const c0 = await commitTotals(server.url);
     const windowFromUs = Number(process.hrtime.bigint() / 1000n);
     const s0 = procSample(server.child.pid as number);
     const f0 = procSample(fleet.pid as number);
@@ -204,6 +230,7 @@ async function step(n: number, dir: string): Promise<StepResult> {
     const windowToUs = Number(process.hrtime.bigint() / 1000n);
     const loop = await loopDelay(server.url);
     const gc = gcSummary(gc0, await gcTotals(server.url));
+    const commits = commitSummary(c0, await commitTotals(server.url), windowS);
     fleet.stdin.write('mark\n');
     const json = await eventually(() => (totalsLines(out) > marks + 1 ? lastTotals(out) : undefined), {
       what: 'the fleet printing its second totals-json line',
@@ -221,6 +248,7 @@ async function step(n: number, dir: string): Promise<StepResult> {
       serverRssMb: s1.rssMb,
       loop,
       gc,
+      commits,
       ok,
     };
     process.stderr.write(`N=${n}: ${JSON.stringify(r)}\n`);
@@ -259,15 +287,15 @@ console.log(
   `Fleet capacity: default cadence (40 s leases, 10 s renewals), ${values.simulator} simulator, ${windowS} s window after ${settleS} s settle, simulator and server on one machine (${header})\n`,
 );
 console.log(
-  '| nodes | registration s | renewals/s (expected) | p50 ms | p99 ms (target ≤ 100) | max ms | errors | wrongly Unknown (target 0) | server CPU (cores) | fleet CPU (cores) | fleet µs/renewal | server RSS MB | server loop delay p50/p99/max ms | server GC pauses in the window | holds? |',
+  '| nodes | registration s | renewals/s (expected) | p50 ms | p99 ms (target ≤ 100) | max ms | errors | wrongly Unknown (target 0) | server CPU (cores) | fleet CPU (cores) | fleet µs/renewal | server RSS MB | server loop delay p50/p99/max ms | server GC pauses in the window | store commits in the window | holds? |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log(`|${'---|'.repeat(16)}`);
 const f = (v: number | undefined, d = 0): string => (v === undefined ? '—' : v.toFixed(d));
 for (const r of results) {
   const t = r.totals;
   const loop = r.loop ? `${f(r.loop.p50, 1)} / ${f(r.loop.p99, 1)} / ${f(r.loop.max, 0)}` : '—';
   console.log(
-    `| ${r.n} | ${r.registerS.toFixed(0)} | ${t.renewalsPerSecond.toFixed(0)} (${f(t.expectedRenewalsPerSecond)}) | ${t.p50Ms} | ${t.p99Ms} | ${t.maxMs} | ${t.errors} | ${t.wrongUnknown} | ${r.serverCpu.toFixed(2)} | ${r.fleetCpu.toFixed(2)} | ${f(t.cpuMicrosPerRenewal, 1)} | ${r.serverRssMb.toFixed(0)} | ${loop} | ${r.gc} | ${r.ok ? 'yes' : 'no'} |`,
+    `| ${r.n} | ${r.registerS.toFixed(0)} | ${t.renewalsPerSecond.toFixed(0)} (${f(t.expectedRenewalsPerSecond)}) | ${t.p50Ms} | ${t.p99Ms} | ${t.maxMs} | ${t.errors} | ${t.wrongUnknown} | ${r.serverCpu.toFixed(2)} | ${r.fleetCpu.toFixed(2)} | ${f(t.cpuMicrosPerRenewal, 1)} | ${r.serverRssMb.toFixed(0)} | ${loop} | ${r.gc} | ${r.commits} | ${r.ok ? 'yes' : 'no'} |`,
   );
 }
 console.log(`\nlargest N held: ${best ? best.n : 'none of the steps'} (target ≥ 50,000)`);
