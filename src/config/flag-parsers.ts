@@ -100,3 +100,22 @@ export function isLoopbackHost(host: string): boolean {
   if (host === 'localhost' || host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
   return isIPv4(host) && host.split('.')[0] === '127';
 }
+
+/**
+ * `true` or `false`, for flags written `--flag=false` (kube-apiserver style). Their preset is the string 'true':
+ * commander runs the preset of a bare `--flag` through this parser too.
+ */
+export function booleanFlag(value: string): boolean {
+  if (value !== 'true' && value !== 'false') throw new InvalidArgumentError('must be true or false');
+  return value === 'true';
+}
+
+/** `qps/burst` (`20/40`), or `qps` alone (burst = 2 × qps); `0` means unlimited. */
+export function rateFlag(value: string): { qps: number; burst: number } {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*(\d+)\s*)?$/.exec(value);
+  if (!m) throw new InvalidArgumentError('must be qps/burst, e.g. 20/40 (or 0 for unlimited)');
+  const qps = Number(m[1]);
+  const burst = m[2] === undefined ? Math.max(1, Math.ceil(qps * 2)) : Number(m[2]);
+  if (qps > 0 && burst < 1) throw new InvalidArgumentError('burst must be at least 1 when qps is not 0');
+  return { qps, burst };
+}
