@@ -11,7 +11,7 @@ import { DEFAULT_EVENT_LIMITS, EventQuota, type EventLimits } from './event-quot
 import { registerEventRoutes } from './event-routes.js';
 import { DEFAULT_MAX_AUTH_FAILURES_PER_MINUTE, FailedAuthThrottle } from './failed-auth-throttle.js';
 import { EventTally, runEventTally } from './event-tally.js';
-import { toFastifyLogger } from './fastify-logger.js';
+import { lazyChildLogger, toFastifyLogger } from './fastify-logger.js';
 import { registerHealthRoutes, type HealthState } from './health-routes.js';
 import { registerLeaseRoutes } from './lease-routes.js';
 import { NodeReadyIndex, runNodeReadyIndex } from './node-ready-index.js';
@@ -92,7 +92,9 @@ export async function buildServer(deps: BuildServerDeps): Promise<ApiServer> {
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const log = deps.log === false ? silentLogger : deps.log;
   const app = Fastify({
-    ...(deps.log === false ? { logger: false } : { loggerInstance: toFastifyLogger(deps.log) }),
+    ...(deps.log === false
+      ? { logger: false }
+      : { loggerInstance: toFastifyLogger(deps.log), childLoggerFactory: lazyChildLogger }),
     ...serverOptions(deps.tls, deps.timeouts),
     bodyLimit,
     // fastify's built-in 503 body is not a Status; the onRequest hook below answers with one instead.

@@ -111,12 +111,6 @@ export function decodeSegment(data: Uint8Array, first: number): DecodedRecord[] 
   });
 }
 
-/** The object with `metadata.resourceVersion` removed (deltas never carry it: it is the record's own revision). */
-function withoutRevision(obj: AnyObject): Json {
-  const { resourceVersion: _rv, ...metadata } = obj.metadata;
-  return { ...obj, metadata } as unknown as Json;
-}
-
 function isObject(v: Json | undefined): v is { [k: string]: Json } {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -127,24 +121,36 @@ function sameJson(a: Json | undefined, b: Json | undefined): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/**
+ * Appends to `out` the ops taking `a` to `b`. `path` is one stack shared by the whole walk and copied only into an
+ * op (a renewal visits a dozen keys and emits one op: nothing is allocated for the keys that are equal).
+ * `metadata.resourceVersion` is skipped on both sides: a record's revision is its own.
+ */
 function diffInto(a: Json, b: Json, path: string[], out: PatchOp[]): void {
   if (isObject(a) && isObject(b)) {
-    for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) out.push([[...path, k]]);
-    for (const k of Object.keys(b)) {
+    const skipRevision = path.length === 1 && path[0] === 'metadata';
+    for (const k in a) {
+      if (skipRevision && k === 'resourceVersion') continue;
+      if (!Object.hasOwn(b, k)) out.push([[...path, k]]);
+    }
+    for (const k in b) {
+      if (skipRevision && k === 'resourceVersion') continue;
       const bv = b[k] as Json;
-      if (Object.hasOwn(a, k)) diffInto(a[k] as Json, bv, [...path, k], out);
-      else out.push([[...path, k], bv]);
+      path.push(k);
+      if (Object.hasOwn(a, k)) diffInto(a[k] as Json, bv, path, out);
+      else out.push([[...path], bv]);
+      path.pop();
     }
     return;
   }
   // Arrays and scalars are replaced whole.
-  if (!sameJson(a, b)) out.push([path, b]);
+  if (!sameJson(a, b)) out.push([[...path], b]);
 }
 
 /** The patch taking `base` to `next`, ignoring resourceVersion, as JSON text. */
 export function diffObjects(base: AnyObject, next: AnyObject): string {
   const out: PatchOp[] = [];
-  diffInto(withoutRevision(base), withoutRevision(next), [], out);
+  diffInto(base as unknown as Json, next as unknown as Json, [], out);
   return JSON.stringify(out);
 }
 
