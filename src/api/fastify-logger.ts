@@ -83,9 +83,12 @@ class LazyRequestLogger {
     return this.#real().child(bindings, options);
   }
 
+  isLevelEnabled(level: string): boolean {
+    return isLevelEnabled(this.#child ?? this.#parent, level);
+  }
+
   #log(level: Level, args: LogArgs): void {
-    const enabled = (this.#child ?? this.#parent) as Partial<{ isLevelEnabled(level: string): boolean }>;
-    if (typeof enabled.isLevelEnabled === 'function' && !enabled.isLevelEnabled(level)) return;
+    if (!this.isLevelEnabled(level)) return;
     this.#real()[level](...args);
   }
 
@@ -104,4 +107,10 @@ export function lazyChildLogger(
   // A route's own level or serializers: the child differs from its parent from the start.
   if (Object.keys(options).length > 0) return logger.child(bindings, options);
   return new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+}
+
+/** pino's isLevelEnabled where the logger has one; any other logger counts as logging everything. */
+export function isLevelEnabled(logger: FastifyBaseLogger, level: string): boolean {
+  const l = logger as Partial<{ isLevelEnabled(level: string): boolean }>;
+  return typeof l.isLevelEnabled !== 'function' || l.isLevelEnabled(level);
 }
