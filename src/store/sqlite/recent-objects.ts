@@ -6,20 +6,30 @@
  * oldest write evicted first (a renewal rewrites its entry and moves it to the back), and it holds strings, not
  * parsed objects, so every get still returns a fresh object the caller may keep or change.
  */
+interface Entry<V> {
+  readonly key: string;
+  value: V;
+  size: number;
+  /** Written before this one (toward the oldest). */
+  older: Entry<V> | undefined;
+  /** Written after this one (toward the newest). */
+  newer: Entry<V> | undefined;
+}
+
 export class RecentObjects<V = string> {
-  readonly #entries = new Map<string, V>();
+  /**
+   * The entries by key, and in write order through their links. A rewrite (the renewal's case) moves its entry to
+   * the newest end in place: the Map sees no delete and no insert. Delete-then-set on a Map of 100,000+ keys (as
+   * this cache did) fills its table with holes, and the rehash that clears them copies every entry in one step
+   * (tens of ms at 150,000 entries, on the event loop, every few seconds under a large fleet's renewals).
+   */
+  readonly #entries = new Map<string, Entry<V>>();
   readonly #capacity: number;
   readonly #maxBytes: number;
   readonly #sizeOf: (value: V) => number;
   #bytes = 0;
-  /**
-   * A live iterator at the oldest entry. Asking a fresh `entries()` for its first entry each time costs a scan
-   * over every slot deleted since the map's last rehash: with a cache that evicts on every write (more hot keys
-   * than capacity, e.g. 20,000+ renewing leases) that scan made `set` the busiest function of a 20k-node server.
-   * A Map iterator keeps its place across deletions and sees entries added after it, in insertion order, so the
-   * next one it yields is always the oldest still there.
-   */
-  #oldest: Iterator<[string, V]> | undefined;
+  #oldest: Entry<V> | undefined;
+  #newest: Entry<V> | undefined;
 
   /** `maxBytes` 0: no byte bound. `sizeOf`: what one value costs (for JSON text, its length). */
   constructor(capacity: number, maxBytes = 0, sizeOf: (value: V) => number = () => 0) {
@@ -38,36 +48,64 @@ export class RecentObjects<V = string> {
   }
 
   get(resource: string, key: string): V | undefined {
-    return this.#entries.get(`${resource}\u0000${key}`);
+    return this.#entries.get(`${resource}\u0000${key}`)?.value;
   }
 
   set(resource: string, key: string, value: V): void {
     if (this.#capacity <= 0) return;
     const size = this.#sizeOf(value);
     const k = `${resource}\u0000${key}`;
-    this.delete(resource, key);
+    const entry = this.#entries.get(k);
     // One value larger than the whole budget is not kept (it would evict everything else).
-    if (this.#maxBytes > 0 && size > this.#maxBytes) return;
-    this.#entries.set(k, value);
-    this.#bytes += size;
+    if (this.#maxBytes > 0 && size > this.#maxBytes) {
+      if (entry !== undefined) this.#remove(entry);
+      return;
+    }
+    if (entry !== undefined) {
+      this.#bytes += size - entry.size;
+      entry.value = value;
+      entry.size = size;
+      this.#unlink(entry);
+      this.#link(entry);
+    } else {
+      const added: Entry<V> = { key: k, value, size, older: undefined, newer: undefined };
+      this.#entries.set(k, added);
+      this.#bytes += size;
+      this.#link(added);
+    }
     while (this.#entries.size > this.#capacity || (this.#maxBytes > 0 && this.#bytes > this.#maxBytes)) {
-      this.#oldest ??= this.#entries.entries();
-      let oldest = this.#oldest.next();
-      if (oldest.done) {
-        this.#oldest = this.#entries.entries();
-        oldest = this.#oldest.next();
-        if (oldest.done) break;
-      }
-      this.#entries.delete(oldest.value[0]);
-      this.#bytes -= this.#sizeOf(oldest.value[1]);
+      const oldest = this.#oldest;
+      if (oldest === undefined) break;
+      this.#remove(oldest);
     }
   }
 
   delete(resource: string, key: string): void {
-    const k = `${resource}\u0000${key}`;
-    const old = this.#entries.get(k);
-    if (old === undefined) return;
-    this.#entries.delete(k);
-    this.#bytes -= this.#sizeOf(old);
+    const entry = this.#entries.get(`${resource}\u0000${key}`);
+    if (entry !== undefined) this.#remove(entry);
+  }
+
+  #remove(entry: Entry<V>): void {
+    this.#unlink(entry);
+    this.#entries.delete(entry.key);
+    this.#bytes -= entry.size;
+  }
+
+  /** Appends at the newest end. */
+  #link(entry: Entry<V>): void {
+    entry.older = this.#newest;
+    entry.newer = undefined;
+    if (this.#newest !== undefined) this.#newest.newer = entry;
+    else this.#oldest = entry;
+    this.#newest = entry;
+  }
+
+  #unlink(entry: Entry<V>): void {
+    if (entry.older !== undefined) entry.older.newer = entry.newer;
+    else this.#oldest = entry.newer;
+    if (entry.newer !== undefined) entry.newer.older = entry.older;
+    else this.#newest = entry.older;
+    entry.older = undefined;
+    entry.newer = undefined;
   }
 }
