@@ -1,7 +1,7 @@
 // What a durable lease renewal allocates on the server's main thread, by function: the server runs in this
 // process under V8's sampling heap profiler (objects later collected by minor and major GCs included), a child
 // process renews leases against it with bench/lib.ts's load, and the allocation samples are summed per frame.
-//   node --import tsx bench/renewal-allocations.ts [--duration 5] [--connections 50] [--leases 1000]
+//   npm run bench:allocations -- [--duration 5] [--connections 50] [--leases 1000]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
