@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAbortError, type Clock } from '../core/clock.js';
 import type { Resource } from '../core/kinds.js';
 import type { ApiMetrics } from './metrics.js';
+import { eventBatches, hasBatches } from '../store/event-batches.js';
 import type { Store } from '../store/store.js';
 import { statusOf, toShepherdError } from './status-errors.js';
 
@@ -121,13 +122,15 @@ export class WatchStreams {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
-    const batcher = new WriteBatcher(reply.raw);
+    // A stream with a batch path hands out a commit's events at once: one write each. One event at a time, the
+    // writes of the rest of the event-loop turn are gathered into one socket write instead.
+    const batcher = hasBatches(events) ? undefined : new WriteBatcher(reply.raw);
     try {
-      for await (const ev of events) {
+      for await (const batch of eventBatches(events)) {
         if (signal.aborted) break;
-        batcher.hold();
+        batcher?.hold();
         // Backpressure: a slow client stops us pulling from the store iterator until its socket drains.
-        if (!stream.write(this.#lines.chunk(ev))) await once(stream, 'drain', { signal });
+        if (!stream.write(this.#lines.batchChunk(batch))) await once(stream, 'drain', { signal });
       }
     } catch (err) {
       if (!signal.aborted && !isAbortError(err)) {
@@ -150,6 +153,8 @@ export class WatchStreams {
 export class WatchLines {
   readonly #store: Pick<Store, 'encodedJson'>;
   readonly #lines = new WeakMap<object, { type: unknown; line: string; chunk?: Buffer }>();
+  /** The bytes of the last few batches, newest last: every watcher of a kind takes the same commit batch. */
+  readonly #batches: { events: readonly unknown[]; chunk: Buffer }[] = [];
 
   constructor(store: Pick<Store, 'encodedJson'>) {
     this.#store = store;
@@ -163,6 +168,24 @@ export class WatchLines {
     if (cached === undefined || cached.line !== line) return Buffer.from(line);
     cached.chunk ??= Buffer.from(line);
     return cached.chunk;
+  }
+
+  /**
+   * The lines of a batch of events as one Buffer. The watchers that take the same events (each has its own
+   * array of its own event objects, sharing the changed objects) share the Buffer of the first that built it.
+   */
+  batchChunk(events: readonly unknown[]): Buffer {
+    if (events.length === 1) return this.chunk(events[0]);
+    const hit = this.#batches.find((b) => sameEvents(b.events, events));
+    if (hit !== undefined) return hit.chunk;
+    let text = '';
+    for (const ev of events) text += this.line(ev);
+    const chunk = Buffer.from(text);
+    if (events.every(isShareable)) {
+      if (this.#batches.length === RECENT_BATCHES) this.#batches.shift();
+      this.#batches.push({ events, chunk });
+    }
+    return chunk;
   }
 
   /** The NDJSON line of a watch event. */
@@ -179,6 +202,28 @@ export class WatchLines {
     this.#lines.set(object, { type, line });
     return line;
   }
+}
+
+/** Batches remembered by WatchLines.batchChunk: commits of a few kinds interleave, each fans out to many. */
+const RECENT_BATCHES = 4;
+
+/** An event whose line is fixed by its type and its (shared, immutable) object alone. */
+function isShareable(ev: unknown): boolean {
+  if (typeof ev !== 'object' || ev === null) return false;
+  const { type, object } = ev as { type?: unknown; object?: unknown };
+  return typeof type === 'string' && typeof object === 'object' && object !== null && hasOnlyTypeAndObject(ev);
+}
+
+/** Same types and the same objects, in the same order (`cached` holds shareable events only). */
+function sameEvents(cached: readonly unknown[], events: readonly unknown[]): boolean {
+  if (cached.length !== events.length) return false;
+  for (let i = 0; i < events.length; i++) {
+    const a = cached[i] as { type: string; object: object };
+    const b = events[i] as { type?: unknown; object?: unknown } | null;
+    if (typeof b !== 'object' || b === null || a.type !== b.type || a.object !== b.object) return false;
+    if (!hasOnlyTypeAndObject(b)) return false;
+  }
+  return true;
 }
 
 function hasOnlyTypeAndObject(ev: object): boolean {
