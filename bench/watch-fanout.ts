@@ -1,15 +1,16 @@
 // Benchmark 4 (BENCHMARKS.md): watch fan-out. 100 watchers on /api/v1/leases?watch=true while a writer renews
 // leases at 2,000 writes/s; latency from the write to each watcher's receipt of its event.
-//   npm run bench:watch -- [--watchers 100] [--rate 2000] [--seconds 10] [--runs 3]
-// Both ends are timed on this process's clock: "sent" when the PUT leaves, "acked" when its 200 arrives (the
-// commit is durable then). Watchers read raw NDJSON and only pick out the resourceVersion, so the client side
-// adds as little as possible; the server runs --no-controller so only the watch path is measured.
-import { setMaxListeners } from 'node:events';
+//   npm run bench:watch -- [--watchers 100] [--rate 2000] [--seconds 10] [--runs 3] [--server-prof DIR]
+// Both ends are timed on this process's monotonic clock: "sent" when the PUT leaves, "acked" when its 200 arrives
+// (the commit is durable then), "received" when a watcher's socket delivers the line. The watchers run on a worker
+// thread (bench/watch-fanout-watchers.ts) and only pick out the resourceVersion, so the client side adds as little
+// as possible; the server runs --no-controller so only the watch path is measured.
 import { parseArgs } from 'node:util';
-import { Pool, request } from 'undici';
+import { Pool } from 'undici';
 import { LatencyHistogram } from '../src/fleet/latency-histogram.js';
 import { createLeases, median, spawnListening } from './lib.js';
 import { machine } from './proc-stats.js';
+import { nowMs, startWatchers } from './watch-fanout-watchers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     runs: { type: 'string', default: '3' },
     leases: { type: 'string', default: '1000' },
+    // Writes a V8 CPU profile of each server process into this directory (node --cpu-prof).
+    'server-prof': { type: 'string' },
   },
 });
 const W = Number(values.watchers);
@@ -37,37 +40,9 @@ interface RunResult {
   fromAck: LatencyHistogram;
 }
 
-function watcher(url: string, rv: string, arrivals: Map<number, number>, signal: AbortSignal): Promise<void> {
-  return (async () => {
-    const res = await request(`${url}/api/v1/leases?watch=true&resourceVersion=${rv}`, { bodyTimeout: 0, signal });
-    let tail = '';
-    try {
-      for await (const chunk of res.body) {
-        const t = performance.now();
-        const text = tail + (chunk as Buffer).toString('latin1');
-        const lines = text.split('\n');
-        tail = lines.pop() ?? '';
-        for (const line of lines) {
-          const m = RV.exec(line);
-          if (m && !line.includes('"BOOKMARK"')) arrivals.set(Number(m[1]), t);
-        }
-      }
-    } catch (err) {
-      if (!signal.aborted) throw err;
-    }
-  })();
-}
-
 async function run(url: string, leases: { name: string; rv: string }[]): Promise<RunResult> {
   const current = (await (await fetch(`${url}/api/v1/leases`)).json()) as { metadata: { resourceVersion: string } };
-  const ac = new AbortController();
-  setMaxListeners(W + 10, ac.signal); // one abort listener per watcher
-  const arrivals = Array.from({ length: W }, () => new Map<number, number>());
-  const watchers = arrivals.map((a) =>
-    watcher(url, current.metadata.resourceVersion, a, ac.signal).catch((e: unknown) =>
-      process.stderr.write(`watcher: ${String(e)}\n`),
-    ),
-  );
+  const watchers = await startWatchers(url, current.metadata.resourceVersion, W);
   await sleep(500);
   const pool = new Pool(url, { connections: 64 });
   const sent = new Map<number, { sent: number; acked: number }>();
@@ -88,7 +63,7 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
         metadata: { name: lease.name, namespace: 'node-lease', resourceVersion: lease.rv },
         spec: { holderIdentity: lease.name, leaseDurationSeconds: 40, renewTime: new Date().toISOString() },
       });
-      const s = performance.now();
+      const s = nowMs();
       inflight.push(
         pool
           .request({
@@ -100,7 +75,7 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
           .then(async (res) => {
             const text = await res.body.text();
             outstanding--;
-            const acked = performance.now();
+            const acked = nowMs();
             const m = RV.exec(text);
             if (res.statusCode === 200 && m) {
               lease.rv = m[1] as string;
@@ -115,8 +90,7 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
   await Promise.all(inflight);
   const writesPerS = sent.size / ((performance.now() - t0) / 1000);
   await sleep(1000);
-  ac.abort();
-  await Promise.all(watchers);
+  const arrivals = await watchers.stop();
   await pool.close();
   const fromSent = new LatencyHistogram();
   const fromAck = new LatencyHistogram();
@@ -137,8 +111,10 @@ const dir = mkdtempSync(join(tmpdir(), 'shepherd-watch-'));
 const results: RunResult[] = [];
 try {
   for (let r = 0; r < Number(values.runs); r++) {
+    const prof = values['server-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', values['server-prof']];
     const s = await spawnListening(
       [
+        ...prof,
         'bin/shepherd',
         '--mode',
         'server',
