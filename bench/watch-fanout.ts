@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { LatencyHistogram } from '../src/fleet/latency-histogram.js';
 import { createLeases, median, spawnListening } from './lib.js';
-import { machine } from './proc-stats.js';
+import { machine, threadCpu } from './proc-stats.js';
 import { nowMs, startWatchers } from './watch-fanout-watchers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,13 +34,31 @@ const RV = /"resourceVersion":"(\d+)"/;
 
 interface RunResult {
   writesPerS: number;
+  /** The server's main-thread CPU over the write window, per acknowledged write (its 100 deliveries included). */
+  serverUsPerWrite: number;
+  /** Group commits in the window and their mean size. */
+  commits: number;
+  meanBatch: number;
+  /** Cores this process used over the write window: the writer's thread, and the rest (the watchers' worker). */
+  writerCores: number;
+  watcherCores: number;
   delivered: number;
   expected: number;
   fromSent: LatencyHistogram;
   fromAck: LatencyHistogram;
 }
 
-async function run(url: string, leases: { name: string; rv: string }[]): Promise<RunResult> {
+/** Count and sum of the server's commit batch-size histogram (/metrics). */
+async function commitStats(url: string): Promise<{ count: number; sum: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    count: value('shepherd_store_commit_batch_size_count'),
+    sum: value('shepherd_store_commit_batch_size_sum'),
+  };
+}
+
+async function run(url: string, pid: number, leases: { name: string; rv: string }[]): Promise<RunResult> {
   const current = (await (await fetch(`${url}/api/v1/leases`)).json()) as { metadata: { resourceVersion: string } };
   const watchers = await startWatchers(url, current.metadata.resourceVersion, W);
   await sleep(500);
@@ -51,6 +69,9 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
   // measure its own growing queue, not the watch path; the achieved rate is reported instead.
   const MAX_INFLIGHT = 128;
   let outstanding = 0;
+  const commits0 = await commitStats(url);
+  const cpu0 = threadCpu(pid).mainS;
+  const own0 = threadCpu(process.pid);
   const t0 = performance.now();
   let issued = 0;
   let next = 0;
@@ -89,6 +110,14 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
   }
   await Promise.all(inflight);
   const writesPerS = sent.size / ((performance.now() - t0) / 1000);
+  const serverUsPerWrite = ((threadCpu(pid).mainS - cpu0) * 1e6) / sent.size;
+  const own1 = threadCpu(process.pid);
+  const windowS = (performance.now() - t0) / 1000;
+  const writerCores = (own1.mainS - own0.mainS) / windowS;
+  const watcherCores = (own1.otherS - own0.otherS) / windowS;
+  const commits1 = await commitStats(url);
+  const commits = commits1.count - commits0.count;
+  const meanBatch = (commits1.sum - commits0.sum) / commits;
   await sleep(1000);
   const arrivals = await watchers.stop();
   await pool.close();
@@ -104,7 +133,18 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
       fromAck.record(Math.max(0, t - w.acked));
     }
   }
-  return { writesPerS, delivered, expected: sent.size * W, fromSent, fromAck };
+  return {
+    writesPerS,
+    serverUsPerWrite,
+    commits,
+    meanBatch,
+    writerCores,
+    watcherCores,
+    delivered,
+    expected: sent.size * W,
+    fromSent,
+    fromAck,
+  };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'shepherd-watch-'));
@@ -130,9 +170,9 @@ try {
     );
     try {
       const leases = await createLeases(s.url, Number(values.leases));
-      const res = await run(s.url, leases);
+      const res = await run(s.url, s.child.pid as number, leases);
       process.stderr.write(
-        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
+        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, server ${res.serverUsPerWrite.toFixed(0)} µs CPU/write, ${res.commits} commits of ${res.meanBatch.toFixed(1)}, client cores ${res.writerCores.toFixed(2)} + ${res.watcherCores.toFixed(2)}, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
       );
       results.push(res);
     } finally {
@@ -149,6 +189,13 @@ console.log(
 console.log('| figure | measured | target |');
 console.log('|---|---|---|');
 console.log(`| writes/s achieved | ${med((r) => r.writesPerS)} | ${RATE} |`);
+console.log(
+  `| server main-thread CPU per write (100 deliveries included) | ${med((r) => r.serverUsPerWrite)} µs | — |`,
+);
+console.log(
+  `| bench process: writer thread / other threads (watchers), cores | ${median(results.map((r) => r.writerCores)).toFixed(2)} / ${median(results.map((r) => r.watcherCores)).toFixed(2)} | — |`,
+);
+console.log(`| group commits, mean writes per commit | ${med((r) => r.commits)}, ${med((r) => r.meanBatch)} | — |`);
 console.log(`| events delivered / expected | ${results.map((r) => `${r.delivered}/${r.expected}`).join(', ')} | all |`);
 console.log(
   `| PUT sent → watcher receipt, p50 / p99 / max ms | ${med((r) => r.fromSent.quantile(0.5))} / ${med((r) => r.fromSent.quantile(0.99))} / ${med((r) => r.fromSent.max)} | — |`,

@@ -26,10 +26,6 @@ export interface WatchSource {
   closed(): boolean;
 }
 
-function toEvent(e: ChangeEntry): StoreEvent<AnyObject> {
-  return { type: e.type, object: e.object, revision: e.revision };
-}
-
 /**
  * Every change of `resource` after `from`: a replay from the change log, then live events from the fan-out.
  * The hand-over is race-free because we subscribe before noting the newest revision and reading the replay
@@ -73,7 +69,7 @@ async function* watchBatches(
       if (src.compactedRevision() > sent.last) throw tooOldResourceVersionError(sent.last, src.compactedRevision());
       const chunk = src.readChanges(resource, sent.last, upTo, REPLAY_CHUNK);
       if (chunk.length === 0) break;
-      yield chunk.map(toEvent);
+      yield chunk.map((e) => e.event);
       sent.last = (chunk[chunk.length - 1] as ChangeEntry).revision;
     }
     sent.last = Math.max(sent.last, upTo);
@@ -110,7 +106,7 @@ async function* liveBatches(
       let last = sent.last;
       for (const e of taken) {
         if (e.revision <= last) continue;
-        batch.push(toEvent(e));
+        batch.push(e.event);
         last = e.revision;
       }
       if (batch.length > 0) {
