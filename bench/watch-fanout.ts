@@ -39,6 +39,9 @@ interface RunResult {
   /** Group commits in the window and their mean size. */
   commits: number;
   meanBatch: number;
+  /** The server's event-loop delay over the write window (its /metrics). */
+  loopP99Ms: number;
+  loopMaxMs: number;
   /** Cores this process used over the write window: the writer's thread, and the rest (the watchers' worker). */
   writerCores: number;
   watcherCores: number;
@@ -48,13 +51,15 @@ interface RunResult {
   fromAck: LatencyHistogram;
 }
 
-/** Count and sum of the server's commit batch-size histogram (/metrics). */
-async function commitStats(url: string): Promise<{ count: number; sum: number }> {
+/** Count and sum of the server's commit batch-size histogram, and its event-loop delay since the last scrape. */
+async function serverStats(url: string): Promise<{ count: number; sum: number; loopP99Ms: number; loopMaxMs: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   return {
     count: value('shepherd_store_commit_batch_size_count'),
     sum: value('shepherd_store_commit_batch_size_sum'),
+    loopP99Ms: value('shepherd_event_loop_delay_p99_seconds') * 1000,
+    loopMaxMs: value('shepherd_event_loop_delay_max_seconds') * 1000,
   };
 }
 
@@ -69,7 +74,7 @@ async function run(url: string, pid: number, leases: { name: string; rv: string 
   // measure its own growing queue, not the watch path; the achieved rate is reported instead.
   const MAX_INFLIGHT = 128;
   let outstanding = 0;
-  const commits0 = await commitStats(url);
+  const commits0 = await serverStats(url);
   const cpu0 = threadCpu(pid).mainS;
   const own0 = threadCpu(process.pid);
   const t0 = performance.now();
@@ -115,7 +120,7 @@ async function run(url: string, pid: number, leases: { name: string; rv: string 
   const windowS = (performance.now() - t0) / 1000;
   const writerCores = (own1.mainS - own0.mainS) / windowS;
   const watcherCores = (own1.otherS - own0.otherS) / windowS;
-  const commits1 = await commitStats(url);
+  const commits1 = await serverStats(url);
   const commits = commits1.count - commits0.count;
   const meanBatch = (commits1.sum - commits0.sum) / commits;
   await sleep(1000);
@@ -138,6 +143,8 @@ async function run(url: string, pid: number, leases: { name: string; rv: string 
     serverUsPerWrite,
     commits,
     meanBatch,
+    loopP99Ms: commits1.loopP99Ms,
+    loopMaxMs: commits1.loopMaxMs,
     writerCores,
     watcherCores,
     delivered,
@@ -172,7 +179,7 @@ try {
       const leases = await createLeases(s.url, Number(values.leases));
       const res = await run(s.url, s.child.pid as number, leases);
       process.stderr.write(
-        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, server ${res.serverUsPerWrite.toFixed(0)} µs CPU/write, ${res.commits} commits of ${res.meanBatch.toFixed(1)}, client cores ${res.writerCores.toFixed(2)} + ${res.watcherCores.toFixed(2)}, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
+        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, server ${res.serverUsPerWrite.toFixed(0)} µs CPU/write, ${res.commits} commits of ${res.meanBatch.toFixed(1)}, loop delay p99 ${res.loopP99Ms.toFixed(1)} max ${res.loopMaxMs.toFixed(1)} ms, client cores ${res.writerCores.toFixed(2)} + ${res.watcherCores.toFixed(2)}, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
       );
       results.push(res);
     } finally {
@@ -194,6 +201,9 @@ console.log(
 );
 console.log(
   `| bench process: writer thread / other threads (watchers), cores | ${median(results.map((r) => r.writerCores)).toFixed(2)} / ${median(results.map((r) => r.watcherCores)).toFixed(2)} | — |`,
+);
+console.log(
+  `| server event-loop delay over the window, p99 / max ms | ${med((r) => r.loopP99Ms)} / ${med((r) => r.loopMaxMs)} | — |`,
 );
 console.log(`| group commits, mean writes per commit | ${med((r) => r.commits)}, ${med((r) => r.meanBatch)} | — |`);
 console.log(`| events delivered / expected | ${results.map((r) => `${r.delivered}/${r.expected}`).join(', ')} | all |`);
