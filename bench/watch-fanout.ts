@@ -39,6 +39,8 @@ interface RunResult {
   /** Group commits in the window and their mean size. */
   commits: number;
   meanBatch: number;
+  /** Mean time of one group commit (the transaction and its fsync, on the event loop). */
+  meanCommitMs: number;
   /** The server's event-loop delay over the write window (its /metrics). */
   loopP99Ms: number;
   loopMaxMs: number;
@@ -52,12 +54,15 @@ interface RunResult {
 }
 
 /** Count and sum of the server's commit batch-size histogram, and its event-loop delay since the last scrape. */
-async function serverStats(url: string): Promise<{ count: number; sum: number; loopP99Ms: number; loopMaxMs: number }> {
+async function serverStats(
+  url: string,
+): Promise<{ count: number; sum: number; commitS: number; loopP99Ms: number; loopMaxMs: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   return {
     count: value('shepherd_store_commit_batch_size_count'),
     sum: value('shepherd_store_commit_batch_size_sum'),
+    commitS: value('shepherd_store_commit_duration_seconds_sum'),
     loopP99Ms: value('shepherd_event_loop_delay_p99_seconds') * 1000,
     loopMaxMs: value('shepherd_event_loop_delay_max_seconds') * 1000,
   };
@@ -143,6 +148,7 @@ async function run(url: string, pid: number, leases: { name: string; rv: string 
     serverUsPerWrite,
     commits,
     meanBatch,
+    meanCommitMs: ((commits1.commitS - commits0.commitS) * 1000) / commits,
     loopP99Ms: commits1.loopP99Ms,
     loopMaxMs: commits1.loopMaxMs,
     writerCores,
@@ -179,7 +185,7 @@ try {
       const leases = await createLeases(s.url, Number(values.leases));
       const res = await run(s.url, s.child.pid as number, leases);
       process.stderr.write(
-        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, server ${res.serverUsPerWrite.toFixed(0)} µs CPU/write, ${res.commits} commits of ${res.meanBatch.toFixed(1)}, loop delay p99 ${res.loopP99Ms.toFixed(1)} max ${res.loopMaxMs.toFixed(1)} ms, client cores ${res.writerCores.toFixed(2)} + ${res.watcherCores.toFixed(2)}, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
+        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, server ${res.serverUsPerWrite.toFixed(0)} µs CPU/write, ${res.commits} commits of ${res.meanBatch.toFixed(1)} (${res.meanCommitMs.toFixed(1)} ms each), loop delay p99 ${res.loopP99Ms.toFixed(1)} max ${res.loopMaxMs.toFixed(1)} ms, client cores ${res.writerCores.toFixed(2)} + ${res.watcherCores.toFixed(2)}, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
       );
       results.push(res);
     } finally {
@@ -205,7 +211,9 @@ console.log(
 console.log(
   `| server event-loop delay over the window, p99 / max ms | ${med((r) => r.loopP99Ms)} / ${med((r) => r.loopMaxMs)} | — |`,
 );
-console.log(`| group commits, mean writes per commit | ${med((r) => r.commits)}, ${med((r) => r.meanBatch)} | — |`);
+console.log(
+  `| group commits, mean writes per commit, mean commit ms | ${med((r) => r.commits)}, ${med((r) => r.meanBatch)}, ${med((r) => r.meanCommitMs)} | — |`,
+);
 console.log(`| events delivered / expected | ${results.map((r) => `${r.delivered}/${r.expected}`).join(', ')} | all |`);
 console.log(
   `| PUT sent → watcher receipt, p50 / p99 / max ms | ${med((r) => r.fromSent.quantile(0.5))} / ${med((r) => r.fromSent.quantile(0.99))} / ${med((r) => r.fromSent.max)} | — |`,
