@@ -29,6 +29,9 @@ export interface OpenWatch {
 /** How long a watch cut off for falling behind may take to receive its ERROR line before its connection is closed. */
 const TOO_SLOW_GRACE_MS = 10_000;
 
+/** Bytes a watch response may hold unsent (beyond the kernel's socket buffer) before its stream stops pulling. */
+const UNSENT_BYTES_BEFORE_WAIT = 64 * 1024;
+
 /**
  * Serves watch streams as NDJSON and keeps the set of open ones, so `endAll()` (a preClose hook) can end them:
  * fastify's close() otherwise waits forever on a streaming response.
@@ -121,8 +124,11 @@ export class WatchStreams {
       for await (const batch of eventBatches(events)) {
         if (signal.aborted) break;
         batcher?.hold();
-        // Backpressure: a slow client stops us pulling from the store iterator until its socket drains.
-        if (!res.write(this.#lines.batchChunk(batch))) await once(res, 'drain', { signal });
+        // Backpressure: a slow client stops us pulling from the store iterator until its socket drains. A commit's
+        // batch alone often passes the socket's 16 KiB mark, so a client that keeps up is only waited for beyond
+        // a few batches.
+        res.write(this.#lines.batchChunk(batch));
+        if (res.writableLength > UNSENT_BYTES_BEFORE_WAIT) await once(res, 'drain', { signal });
       }
     } catch (err) {
       if (!signal.aborted && !isAbortError(err)) {
