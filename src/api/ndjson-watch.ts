@@ -73,6 +73,11 @@ export class WatchStreams {
     this.#deps.metrics.watchers.inc({ resource: watch.resource });
     // The client going away (or the response ending for any reason) stops the store watch.
     res.once('close', () => controller.abort());
+    // Nothing else listens on a hijacked response: an error it reports must end this watch, not the process.
+    res.on('error', (err) => {
+      request.log.warn({ err, url: request.url }, 'watch response failed');
+      controller.abort();
+    });
     // Ending the response here, not only when the store iterator notices the abort, is what makes close() prompt.
     signal.addEventListener('abort', () => res.end(), { once: true });
     if (watch.timeoutSeconds !== undefined) {
