@@ -1,15 +1,16 @@
 // Benchmark 4 (BENCHMARKS.md): watch fan-out. 100 watchers on /api/v1/leases?watch=true while a writer renews
 // leases at 2,000 writes/s; latency from the write to each watcher's receipt of its event.
-//   npm run bench:watch -- [--watchers 100] [--rate 2000] [--seconds 10] [--runs 3]
-// Both ends are timed on this process's clock: "sent" when the PUT leaves, "acked" when its 200 arrives (the
-// commit is durable then). Watchers read raw NDJSON and only pick out the resourceVersion, so the client side
-// adds as little as possible; the server runs --no-controller so only the watch path is measured.
-import { setMaxListeners } from 'node:events';
+//   npm run bench:watch -- [--watchers 100] [--rate 2000] [--seconds 10] [--runs 3] [--server-prof DIR]
+// Both ends are timed on this process's monotonic clock: "sent" when the PUT leaves, "acked" when its 200 arrives
+// (the commit is durable then), "received" when a watcher's socket delivers the line. The watchers run on a worker
+// thread (bench/watch-fanout-watchers.ts) and only pick out the resourceVersion, so the client side adds as little
+// as possible; the server runs --no-controller so only the watch path is measured.
 import { parseArgs } from 'node:util';
-import { Pool, request } from 'undici';
+import { Pool } from 'undici';
 import { LatencyHistogram } from '../src/fleet/latency-histogram.js';
 import { createLeases, median, spawnListening } from './lib.js';
-import { machine } from './proc-stats.js';
+import { machine, threadCpu } from './proc-stats.js';
+import { nowMs, startWatchers } from './watch-fanout-watchers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     runs: { type: 'string', default: '3' },
     leases: { type: 'string', default: '1000' },
+    // Writes a V8 CPU profile of each server process into this directory (node --cpu-prof).
+    'server-prof': { type: 'string' },
   },
 });
 const W = Number(values.watchers);
@@ -31,43 +34,43 @@ const RV = /"resourceVersion":"(\d+)"/;
 
 interface RunResult {
   writesPerS: number;
+  /** The server's main-thread CPU over the write window, per acknowledged write (its 100 deliveries included). */
+  serverUsPerWrite: number;
+  /** Group commits in the window and their mean size. */
+  commits: number;
+  meanBatch: number;
+  /** Mean time of one group commit (the transaction and its fsync, on the event loop). */
+  meanCommitMs: number;
+  /** The server's event-loop delay over the write window (its /metrics). */
+  loopP99Ms: number;
+  loopMaxMs: number;
+  /** Cores this process used over the write window: the writer's thread, and the rest (the watchers' worker). */
+  writerCores: number;
+  watcherCores: number;
   delivered: number;
   expected: number;
   fromSent: LatencyHistogram;
   fromAck: LatencyHistogram;
 }
 
-function watcher(url: string, rv: string, arrivals: Map<number, number>, signal: AbortSignal): Promise<void> {
-  return (async () => {
-    const res = await request(`${url}/api/v1/leases?watch=true&resourceVersion=${rv}`, { bodyTimeout: 0, signal });
-    let tail = '';
-    try {
-      for await (const chunk of res.body) {
-        const t = performance.now();
-        const text = tail + (chunk as Buffer).toString('latin1');
-        const lines = text.split('\n');
-        tail = lines.pop() ?? '';
-        for (const line of lines) {
-          const m = RV.exec(line);
-          if (m && !line.includes('"BOOKMARK"')) arrivals.set(Number(m[1]), t);
-        }
-      }
-    } catch (err) {
-      if (!signal.aborted) throw err;
-    }
-  })();
+/** Count and sum of the server's commit batch-size histogram, and its event-loop delay since the last scrape. */
+async function serverStats(
+  url: string,
+): Promise<{ count: number; sum: number; commitS: number; loopP99Ms: number; loopMaxMs: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    count: value('shepherd_store_commit_batch_size_count'),
+    sum: value('shepherd_store_commit_batch_size_sum'),
+    commitS: value('shepherd_store_commit_duration_seconds_sum'),
+    loopP99Ms: value('shepherd_event_loop_delay_p99_seconds') * 1000,
+    loopMaxMs: value('shepherd_event_loop_delay_max_seconds') * 1000,
+  };
 }
 
-async function run(url: string, leases: { name: string; rv: string }[]): Promise<RunResult> {
+async function run(url: string, pid: number, leases: { name: string; rv: string }[]): Promise<RunResult> {
   const current = (await (await fetch(`${url}/api/v1/leases`)).json()) as { metadata: { resourceVersion: string } };
-  const ac = new AbortController();
-  setMaxListeners(W + 10, ac.signal); // one abort listener per watcher
-  const arrivals = Array.from({ length: W }, () => new Map<number, number>());
-  const watchers = arrivals.map((a) =>
-    watcher(url, current.metadata.resourceVersion, a, ac.signal).catch((e: unknown) =>
-      process.stderr.write(`watcher: ${String(e)}\n`),
-    ),
-  );
+  const watchers = await startWatchers(url, current.metadata.resourceVersion, W);
   await sleep(500);
   const pool = new Pool(url, { connections: 64 });
   const sent = new Map<number, { sent: number; acked: number }>();
@@ -76,6 +79,9 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
   // measure its own growing queue, not the watch path; the achieved rate is reported instead.
   const MAX_INFLIGHT = 128;
   let outstanding = 0;
+  const commits0 = await serverStats(url);
+  const cpu0 = threadCpu(pid).mainS;
+  const own0 = threadCpu(process.pid);
   const t0 = performance.now();
   let issued = 0;
   let next = 0;
@@ -88,7 +94,7 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
         metadata: { name: lease.name, namespace: 'node-lease', resourceVersion: lease.rv },
         spec: { holderIdentity: lease.name, leaseDurationSeconds: 40, renewTime: new Date().toISOString() },
       });
-      const s = performance.now();
+      const s = nowMs();
       inflight.push(
         pool
           .request({
@@ -100,7 +106,7 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
           .then(async (res) => {
             const text = await res.body.text();
             outstanding--;
-            const acked = performance.now();
+            const acked = nowMs();
             const m = RV.exec(text);
             if (res.statusCode === 200 && m) {
               lease.rv = m[1] as string;
@@ -114,9 +120,16 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
   }
   await Promise.all(inflight);
   const writesPerS = sent.size / ((performance.now() - t0) / 1000);
+  const serverUsPerWrite = ((threadCpu(pid).mainS - cpu0) * 1e6) / sent.size;
+  const own1 = threadCpu(process.pid);
+  const windowS = (performance.now() - t0) / 1000;
+  const writerCores = (own1.mainS - own0.mainS) / windowS;
+  const watcherCores = (own1.otherS - own0.otherS) / windowS;
+  const commits1 = await serverStats(url);
+  const commits = commits1.count - commits0.count;
+  const meanBatch = (commits1.sum - commits0.sum) / commits;
   await sleep(1000);
-  ac.abort();
-  await Promise.all(watchers);
+  const arrivals = await watchers.stop();
   await pool.close();
   const fromSent = new LatencyHistogram();
   const fromAck = new LatencyHistogram();
@@ -130,15 +143,31 @@ async function run(url: string, leases: { name: string; rv: string }[]): Promise
       fromAck.record(Math.max(0, t - w.acked));
     }
   }
-  return { writesPerS, delivered, expected: sent.size * W, fromSent, fromAck };
+  return {
+    writesPerS,
+    serverUsPerWrite,
+    commits,
+    meanBatch,
+    meanCommitMs: ((commits1.commitS - commits0.commitS) * 1000) / commits,
+    loopP99Ms: commits1.loopP99Ms,
+    loopMaxMs: commits1.loopMaxMs,
+    writerCores,
+    watcherCores,
+    delivered,
+    expected: sent.size * W,
+    fromSent,
+    fromAck,
+  };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'shepherd-watch-'));
 const results: RunResult[] = [];
 try {
   for (let r = 0; r < Number(values.runs); r++) {
+    const prof = values['server-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', values['server-prof']];
     const s = await spawnListening(
       [
+        ...prof,
         'bin/shepherd',
         '--mode',
         'server',
@@ -154,9 +183,9 @@ try {
     );
     try {
       const leases = await createLeases(s.url, Number(values.leases));
-      const res = await run(s.url, leases);
+      const res = await run(s.url, s.child.pid as number, leases);
       process.stderr.write(
-        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
+        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, server ${res.serverUsPerWrite.toFixed(0)} µs CPU/write, ${res.commits} commits of ${res.meanBatch.toFixed(1)} (${res.meanCommitMs.toFixed(1)} ms each), loop delay p99 ${res.loopP99Ms.toFixed(1)} max ${res.loopMaxMs.toFixed(1)} ms, client cores ${res.writerCores.toFixed(2)} + ${res.watcherCores.toFixed(2)}, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
       );
       results.push(res);
     } finally {
@@ -173,6 +202,18 @@ console.log(
 console.log('| figure | measured | target |');
 console.log('|---|---|---|');
 console.log(`| writes/s achieved | ${med((r) => r.writesPerS)} | ${RATE} |`);
+console.log(
+  `| server main-thread CPU per write (100 deliveries included) | ${med((r) => r.serverUsPerWrite)} µs | — |`,
+);
+console.log(
+  `| bench process: writer thread / other threads (watchers), cores | ${median(results.map((r) => r.writerCores)).toFixed(2)} / ${median(results.map((r) => r.watcherCores)).toFixed(2)} | — |`,
+);
+console.log(
+  `| server event-loop delay over the window, p99 / max ms | ${med((r) => r.loopP99Ms)} / ${med((r) => r.loopMaxMs)} | — |`,
+);
+console.log(
+  `| group commits, mean writes per commit, mean commit ms | ${med((r) => r.commits)}, ${med((r) => r.meanBatch)}, ${med((r) => r.meanCommitMs)} | — |`,
+);
 console.log(`| events delivered / expected | ${results.map((r) => `${r.delivered}/${r.expected}`).join(', ')} | all |`);
 console.log(
   `| PUT sent → watcher receipt, p50 / p99 / max ms | ${med((r) => r.fromSent.quantile(0.5))} / ${med((r) => r.fromSent.quantile(0.99))} / ${med((r) => r.fromSent.max)} | — |`,

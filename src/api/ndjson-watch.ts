@@ -1,9 +1,10 @@
 import { once } from 'node:events';
-import { PassThrough } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAbortError, type Clock } from '../core/clock.js';
 import type { Resource } from '../core/kinds.js';
 import type { ApiMetrics } from './metrics.js';
+import { eventBatches, hasBatches } from '../store/event-batches.js';
 import type { Store } from '../store/store.js';
 import { statusOf, toShepherdError } from './status-errors.js';
 
@@ -27,6 +28,9 @@ export interface OpenWatch {
 
 /** How long a watch cut off for falling behind may take to receive its ERROR line before its connection is closed. */
 const TOO_SLOW_GRACE_MS = 10_000;
+
+/** Bytes a watch response may hold unsent (beyond the kernel's socket buffer) before its stream stops pulling. */
+const UNSENT_BYTES_BEFORE_WAIT = 64 * 1024;
 
 /**
  * Serves watch streams as NDJSON and keeps the set of open ones, so `endAll()` (a preClose hook) can end them:
@@ -53,37 +57,41 @@ export class WatchStreams {
   serve(request: FastifyRequest, reply: FastifyReply, watch: OpenWatch): FastifyReply {
     const controller = new AbortController();
     const { signal } = controller;
-    const stream = new PassThrough();
+    const res = reply.raw;
     const events = watch.events(signal, (err) =>
       // Out of the commit that overflowed the watcher's queue; the pump may be parked on a full socket.
-      queueMicrotask(() => this.#endTooSlow(err, stream, controller, request, reply)),
+      queueMicrotask(() => this.#endTooSlow(err, res, controller, request)),
     );
+    // The response is written here, not piped from a stream by reply.send(): a stream in between costs every
+    // watcher two more buffers and event hops per write. onResponse hooks still run when it finishes.
+    reply.hijack();
+    // 200 and the headers at once, so the client knows the watch is open before any event.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
+    res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-cache' });
+    res.flushHeaders();
     this.#open.add(controller);
     this.#deps.metrics.watchers.inc({ resource: watch.resource });
     // The client going away (or the response ending for any reason) stops the store watch.
-    reply.raw.once('close', () => controller.abort());
-    // Ending the stream here, not only when the store iterator notices the abort, is what makes close() prompt.
-    signal.addEventListener('abort', () => stream.end(), { once: true });
-    // fastify sets the headers just before piping; send them at once so the client sees 200 before any event.
-    stream.once('resume', () => {
-      if (!reply.raw.headersSent && !reply.raw.destroyed) reply.raw.flushHeaders();
+    res.once('close', () => controller.abort());
+    // Nothing else listens on a hijacked response: an error it reports must end this watch, not the process.
+    res.on('error', (err) => {
+      request.log.warn({ err, url: request.url }, 'watch response failed');
+      controller.abort();
     });
+    // Ending the response here, not only when the store iterator notices the abort, is what makes close() prompt.
+    signal.addEventListener('abort', () => res.end(), { once: true });
     if (watch.timeoutSeconds !== undefined) {
       this.#deps.clock.sleep(watch.timeoutSeconds * 1000, signal).then(
         () => controller.abort(),
         () => {},
       );
     }
-    this.#pump(events, stream, signal, request, reply).finally(() => {
+    this.#pump(events, res, signal, request).finally(() => {
       this.#open.delete(controller);
       this.#deps.metrics.watchers.dec({ resource: watch.resource });
       controller.abort();
     });
-    return reply
-      .code(200)
-      .header('content-type', 'application/x-ndjson')
-      .header('cache-control', 'no-cache')
-      .send(stream);
+    return reply;
   }
 
   /**
@@ -91,21 +99,15 @@ export class WatchStreams {
    * gets it and resumes), and a client that reads nothing at all loses its connection after a grace period, so it
    * holds neither memory nor its watch slot.
    */
-  #endTooSlow(
-    err: Error,
-    stream: PassThrough,
-    controller: AbortController,
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): void {
-    if (stream.writableEnded || controller.signal.aborted) return;
+  #endTooSlow(err: Error, res: ServerResponse, controller: AbortController, request: FastifyRequest): void {
+    if (res.writableEnded || controller.signal.aborted) return;
     const e = toShepherdError(err);
     request.log.info({ url: request.url, reason: e.message }, 'ended a watch whose client fell too far behind');
     this.#deps.metrics.watchesTooSlow.inc();
-    stream.write(`${JSON.stringify({ type: 'ERROR', object: statusOf(e) })}\n`);
+    res.write(`${JSON.stringify({ type: 'ERROR', object: statusOf(e) })}\n`);
     controller.abort();
     // The response may count as finished while its last bytes still wait in the socket: judge by the socket.
-    const socket = reply.raw.socket;
+    const socket = res.socket;
     this.#deps.clock.sleep(TOO_SLOW_GRACE_MS).then(
       () => {
         if (socket !== null && !socket.destroyed && socket.writableLength > 0) socket.destroy();
@@ -116,27 +118,31 @@ export class WatchStreams {
 
   async #pump(
     events: AsyncIterable<unknown>,
-    stream: PassThrough,
+    res: ServerResponse,
     signal: AbortSignal,
     request: FastifyRequest,
-    reply: FastifyReply,
   ): Promise<void> {
-    const batcher = new WriteBatcher(reply.raw);
+    // A stream with a batch path hands out a commit's events at once: one write each. One event at a time, the
+    // writes of the rest of the event-loop turn are gathered into one socket write instead.
+    const batcher = hasBatches(events) ? undefined : new WriteBatcher(res);
     try {
-      for await (const ev of events) {
+      for await (const batch of eventBatches(events)) {
         if (signal.aborted) break;
-        batcher.hold();
-        // Backpressure: a slow client stops us pulling from the store iterator until its socket drains.
-        if (!stream.write(this.#lines.chunk(ev))) await once(stream, 'drain', { signal });
+        batcher?.hold();
+        // Backpressure: a slow client stops us pulling from the store iterator until its socket drains. A commit's
+        // batch alone often passes the socket's 16 KiB mark, so a client that keeps up is only waited for beyond
+        // a few batches.
+        res.write(this.#lines.batchChunk(batch));
+        if (res.writableLength > UNSENT_BYTES_BEFORE_WAIT) await once(res, 'drain', { signal });
       }
     } catch (err) {
       if (!signal.aborted && !isAbortError(err)) {
         const e = toShepherdError(err);
         if (e.reason === 'InternalError') request.log.error({ err }, 'watch stream failed');
-        if (!stream.writableEnded) stream.write(`${JSON.stringify({ type: 'ERROR', object: statusOf(e) })}\n`);
+        if (!res.writableEnded) res.write(`${JSON.stringify({ type: 'ERROR', object: statusOf(e) })}\n`);
       }
     } finally {
-      if (!stream.writableEnded) stream.end();
+      if (!res.writableEnded) res.end();
     }
   }
 }
@@ -150,6 +156,8 @@ export class WatchStreams {
 export class WatchLines {
   readonly #store: Pick<Store, 'encodedJson'>;
   readonly #lines = new WeakMap<object, { type: unknown; line: string; chunk?: Buffer }>();
+  /** The bytes of the last few batches, newest last: every watcher of a kind takes the same commit batch. */
+  readonly #batches: { events: readonly unknown[]; chunk: Buffer }[] = [];
 
   constructor(store: Pick<Store, 'encodedJson'>) {
     this.#store = store;
@@ -163,6 +171,24 @@ export class WatchLines {
     if (cached === undefined || cached.line !== line) return Buffer.from(line);
     cached.chunk ??= Buffer.from(line);
     return cached.chunk;
+  }
+
+  /**
+   * The lines of a batch of events as one Buffer. The watchers that take the same events (each has its own
+   * array of its own event objects, sharing the changed objects) share the Buffer of the first that built it.
+   */
+  batchChunk(events: readonly unknown[]): Buffer {
+    if (events.length === 1) return this.chunk(events[0]);
+    const hit = this.#batches.find((b) => sameEvents(b.events, events));
+    if (hit !== undefined) return hit.chunk;
+    let text = '';
+    for (const ev of events) text += this.line(ev);
+    const chunk = Buffer.from(text);
+    if (events.every(isShareable)) {
+      if (this.#batches.length === RECENT_BATCHES) this.#batches.shift();
+      this.#batches.push({ events, chunk });
+    }
+    return chunk;
   }
 
   /** The NDJSON line of a watch event. */
@@ -179,6 +205,28 @@ export class WatchLines {
     this.#lines.set(object, { type, line });
     return line;
   }
+}
+
+/** Batches remembered by WatchLines.batchChunk: commits of a few kinds interleave, each fans out to many. */
+const RECENT_BATCHES = 4;
+
+/** An event whose line is fixed by its type and its (shared, immutable) object alone. */
+function isShareable(ev: unknown): boolean {
+  if (typeof ev !== 'object' || ev === null) return false;
+  const { type, object } = ev as { type?: unknown; object?: unknown };
+  return typeof type === 'string' && typeof object === 'object' && object !== null && hasOnlyTypeAndObject(ev);
+}
+
+/** Same types and the same objects, in the same order (`cached` holds shareable events only). */
+function sameEvents(cached: readonly unknown[], events: readonly unknown[]): boolean {
+  if (cached.length !== events.length) return false;
+  for (let i = 0; i < events.length; i++) {
+    const a = cached[i] as { type: string; object: object };
+    const b = events[i] as { type?: unknown; object?: unknown } | null;
+    if (typeof b !== 'object' || b === null || a.type !== b.type || a.object !== b.object) return false;
+    if (!hasOnlyTypeAndObject(b)) return false;
+  }
+  return true;
 }
 
 function hasOnlyTypeAndObject(ev: object): boolean {

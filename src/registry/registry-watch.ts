@@ -1,6 +1,7 @@
 import { BadRequestError } from '../core/errors.js';
 import { KIND_OF, type Resource, type ResourceTypes } from '../core/kinds.js';
 import { namespaceKeyPrefix } from '../core/object-key.js';
+import { batchedIterable, eventBatches } from '../store/event-batches.js';
 import { parseRevision, type ListContinuation, type WatchOptions } from '../store/store.js';
 import {
   compileFilter,
@@ -66,7 +67,7 @@ export function watchObjects<R extends Resource>(
     signal: options.signal,
     onOverflow: options.onOverflow,
   };
-  return streamEvents(ctx, plan) as AsyncIterable<RegistryWatchEvent<ResourceTypes[R]>>;
+  return batchedIterable(() => streamBatches(ctx, plan)) as AsyncIterable<RegistryWatchEvent<ResourceTypes[R]>>;
 }
 
 /**
@@ -77,7 +78,7 @@ export function watchObjects<R extends Resource>(
 async function* currentObjects(
   ctx: RegistryContext,
   plan: WatchPlan,
-): AsyncGenerator<RegistryWatchEvent<unknown>, number> {
+): AsyncGenerator<RegistryWatchEvent<unknown>[], number> {
   const ns = plan.filter.namespace;
   const prefix = ns === undefined ? {} : { prefix: namespaceKeyPrefix(ns) };
   let next: ListContinuation | undefined;
@@ -89,15 +90,18 @@ async function* currentObjects(
       ...(next === undefined ? {} : { continueFrom: next }),
     });
     revision ??= page.revision;
+    const batch: RegistryWatchEvent<unknown>[] = [];
     for (const object of page.items) {
-      if (matchesFilter(plan.filter, object)) yield { type: 'ADDED', object };
+      if (matchesFilter(plan.filter, object)) batch.push({ type: 'ADDED', object });
     }
+    if (batch.length > 0) yield batch;
     next = page.continueFrom;
   } while (next !== undefined);
   return revision;
 }
 
-async function* streamEvents(ctx: RegistryContext, plan: WatchPlan): AsyncGenerator<RegistryWatchEvent<unknown>> {
+/** The watch as one array per batch of the store's stream (its batch path when it has one: see event-batches.ts). */
+async function* streamBatches(ctx: RegistryContext, plan: WatchPlan): AsyncGenerator<RegistryWatchEvent<unknown>[]> {
   const { kind, apiVersion } = KIND_OF[plan.resource];
   const bookmark = (revision: number): RegistryWatchEvent<unknown> => ({
     type: 'BOOKMARK',
@@ -111,18 +115,24 @@ async function* streamEvents(ctx: RegistryContext, plan: WatchPlan): AsyncGenera
   // earlier change has been delivered up to, so they are safe to forward as bookmarks.
   if (plan.bookmarks) watchOptions.progressIntervalMs = ctx.bookmarkIntervalMs;
   let lastSent = ctx.clock.monotonic();
-  for await (const ev of ctx.store.watch(plan.resource, from, watchOptions)) {
-    if (ev.type === 'BOOKMARK') {
-      if (!plan.bookmarks) continue;
-      lastSent = ctx.clock.monotonic();
-      yield bookmark(ev.revision);
-    } else if (matchesFilter(plan.filter, ev.object)) {
-      lastSent = ctx.clock.monotonic();
-      yield { type: ev.type, object: ev.object };
-    } else if (plan.bookmarks && ctx.clock.monotonic() - lastSent >= ctx.bookmarkIntervalMs) {
-      // Busy store, silent client (every change filtered out): still tell the client how far it has seen.
-      lastSent = ctx.clock.monotonic();
-      yield bookmark(ev.revision);
+  for await (const events of eventBatches(ctx.store.watch(plan.resource, from, watchOptions))) {
+    // One reading of the clock per batch: a batch is handled synchronously.
+    const now = ctx.clock.monotonic();
+    const out: RegistryWatchEvent<unknown>[] = [];
+    for (const ev of events) {
+      if (ev.type === 'BOOKMARK') {
+        if (!plan.bookmarks) continue;
+        lastSent = now;
+        out.push(bookmark(ev.revision));
+      } else if (matchesFilter(plan.filter, ev.object)) {
+        lastSent = now;
+        out.push({ type: ev.type, object: ev.object });
+      } else if (plan.bookmarks && now - lastSent >= ctx.bookmarkIntervalMs) {
+        // Busy store, silent client (every change filtered out): still tell the client how far it has seen.
+        lastSent = now;
+        out.push(bookmark(ev.revision));
+      }
     }
+    if (out.length > 0) yield out;
   }
 }

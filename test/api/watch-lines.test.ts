@@ -61,3 +61,52 @@ describe('watch event lines', () => {
     assert.equal(b.lines.line({ type: 'ADDED', object }), `${JSON.stringify({ type: 'ADDED', object })}\n`);
   });
 });
+
+describe('watch event lines of a batch', () => {
+  it('are the lines of its events, in order, as one Buffer', () => {
+    const { lines: w, encoded } = lines();
+    const a = { metadata: { name: 'a' } };
+    const b = { metadata: { name: 'b' } };
+    encoded.record(b, '{"metadata": {"name": "b"}}');
+    const batch = [{ type: 'ADDED', object: a }, { type: 'MODIFIED', object: b }, 'odd'];
+    assert.equal(w.batchChunk(batch).toString('utf8'), batch.map((ev) => w.line(ev)).join(''));
+    assert.equal(w.batchChunk([{ type: 'DELETED', object: a }]), w.chunk({ type: 'DELETED', object: a }));
+  });
+
+  it('are one Buffer for every watcher taking the same changes, and new bytes for other changes', () => {
+    const { lines: w } = lines();
+    const a = { metadata: { name: 'a' } };
+    const b = { metadata: { name: 'b' } };
+    // Each watcher has its own event objects around the shared changed objects.
+    const first = w.batchChunk([
+      { type: 'ADDED', object: a },
+      { type: 'ADDED', object: b },
+    ]);
+    const second = w.batchChunk([
+      { type: 'ADDED', object: a },
+      { type: 'ADDED', object: b },
+    ]);
+    assert.equal(second, first, 'the same Buffer');
+    const other = w.batchChunk([
+      { type: 'ADDED', object: a },
+      { type: 'MODIFIED', object: b },
+    ]);
+    assert.notEqual(other, first);
+    assert.equal(
+      other.toString('utf8'),
+      w.line({ type: 'ADDED', object: a }) + w.line({ type: 'MODIFIED', object: b }),
+    );
+    const extra = [
+      { type: 'ADDED', object: a, more: 1 },
+      { type: 'ADDED', object: b },
+    ];
+    assert.equal(w.batchChunk(extra).toString('utf8'), extra.map((ev) => `${JSON.stringify(ev)}\n`).join(''));
+    assert.equal(
+      w.batchChunk([
+        { type: 'ADDED', object: a },
+        { type: 'ADDED', object: b },
+      ]),
+      first,
+    );
+  });
+});

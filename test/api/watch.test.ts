@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { FakeClock } from '../support/fake-clock.js';
+import { eventually } from '../support/eventually.js';
 import { flush } from '../support/fake-clock.js';
 import { call, leaseBody, nodeBody, startTestServer, statusBodyOf, type TestServer } from './harness.js';
 import { openWatch, type WatchConnection } from './watch-client.js';
@@ -142,6 +143,14 @@ describe('watch over a listening server', () => {
     assert.equal(summary(await w.next()).split('@')[0], 'ADDED to-1');
     await clock.advance(1000);
     assert.equal(await w.next(), undefined);
+    // The finished watch went through the server's onResponse hook like any request.
+    await eventually(
+      async () =>
+        /^http_request_duration_seconds_count\{method="WATCH",route="\/api\/v1\/nodes",status_code="200"\} [1-9]/m.test(
+          (await t.server.app.inject({ method: 'GET', url: '/metrics' })).body,
+        ),
+      { what: 'the ended watch counted in http_request_duration_seconds' },
+    );
   });
 
   it('counts open watch streams in the watchers gauge', async () => {

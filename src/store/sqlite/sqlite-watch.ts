@@ -3,6 +3,7 @@ import { tooOldResourceVersionError, watchTooSlowError } from '../../core/errors
 import type { AnyObject, Resource } from '../../core/kinds.js';
 import { formatByteSize } from '../../core/limits.js';
 import { checkWatchStart, type StoreEvent, type WatchOptions } from '../store.js';
+import { batchedIterable, type BatchedIterable } from '../event-batches.js';
 import type { Subscription, WatchHub } from '../watch-hub.js';
 import type { ChangeEntry } from './write-batch.js';
 
@@ -25,26 +26,32 @@ export interface WatchSource {
   closed(): boolean;
 }
 
-function toEvent(e: ChangeEntry): StoreEvent<AnyObject> {
-  return { type: e.type, object: e.object, revision: e.revision };
-}
-
 /**
  * Every change of `resource` after `from`: a replay from the change log, then live events from the fan-out.
  * The hand-over is race-free because we subscribe before noting the newest revision and reading the replay
  * (commits publish synchronously, so everything above that revision lands in the subscription and
  * everything up to it is in the log); live events not above the last delivered revision are dropped.
+ * Its batch path hands out a replay chunk or everything a wake-up found queued as one array.
  */
-export async function* sqliteWatch(
+export function sqliteWatch(
   src: WatchSource,
   resource: Resource,
   from: number,
   options: WatchOptions = {},
-): AsyncGenerator<StoreEvent<AnyObject>> {
+): BatchedIterable<StoreEvent<AnyObject>> {
+  return batchedIterable(() => watchBatches(src, resource, from, options));
+}
+
+async function* watchBatches(
+  src: WatchSource,
+  resource: Resource,
+  from: number,
+  options: WatchOptions,
+): AsyncGenerator<StoreEvent<AnyObject>[]> {
   checkWatchStart(from);
   const { signal } = options;
   if (signal?.aborted || src.closed()) return;
-  // The newest revision handed to the watcher (shared with liveEvents): where a cut-off watcher resumes.
+  // The newest revision handed to the watcher (shared with liveBatches): where a cut-off watcher resumes.
   const sent = { last: from };
   const sub = src.hub.subscribe(resource, {
     events: src.queueCapacity,
@@ -62,13 +69,11 @@ export async function* sqliteWatch(
       if (src.compactedRevision() > sent.last) throw tooOldResourceVersionError(sent.last, src.compactedRevision());
       const chunk = src.readChanges(resource, sent.last, upTo, REPLAY_CHUNK);
       if (chunk.length === 0) break;
-      for (const e of chunk) {
-        yield toEvent(e);
-        sent.last = e.revision;
-      }
+      yield chunk.map((e) => e.event);
+      sent.last = (chunk[chunk.length - 1] as ChangeEntry).revision;
     }
     sent.last = Math.max(sent.last, upTo);
-    yield* liveEvents(src, resource, sub, sent, options.progressIntervalMs);
+    yield* liveBatches(src, resource, sub, sent, options.progressIntervalMs);
   } finally {
     signal?.removeEventListener('abort', onAbort);
     sub.end();
@@ -83,26 +88,33 @@ function tooSlow(src: WatchSource, resource: Resource, last: number): Error {
   return watchTooSlowError(resource, what, last);
 }
 
-async function* liveEvents(
+async function* liveBatches(
   src: WatchSource,
   resource: Resource,
   sub: Subscription<ChangeEntry>,
   sent: { last: number },
   progressIntervalMs: number | undefined,
-): AsyncGenerator<StoreEvent<AnyObject>> {
+): AsyncGenerator<StoreEvent<AnyObject>[]> {
   const { clock } = src;
   let lastYield = clock.monotonic();
   for (;;) {
     if (sub.overflowed) throw tooSlow(src, resource, sent.last);
-    const batch = sub.take();
-    if (batch.length > 0) {
-      for (const e of batch) {
-        if (sub.ended && !sub.overflowed) return;
-        if (e.revision <= sent.last) continue;
-        yield toEvent(e);
-        sent.last = e.revision;
+    const taken = sub.take();
+    if (taken.length > 0) {
+      if (sub.ended && !sub.overflowed) return;
+      const batch: StoreEvent<AnyObject>[] = [];
+      let last = sent.last;
+      for (const e of taken) {
+        if (e.revision <= last) continue;
+        batch.push(e.event);
+        last = e.revision;
       }
-      lastYield = clock.monotonic();
+      if (batch.length > 0) {
+        yield batch;
+        // Only once the consumer asks for more: a watcher cut off while still sending it resumes before it.
+        sent.last = last;
+        lastYield = clock.monotonic();
+      }
       continue;
     }
     if (sub.ended) return;
@@ -113,7 +125,7 @@ async function* liveEvents(
     const idle = clock.monotonic() - lastYield;
     if (idle >= progressIntervalMs) {
       // The queue is empty and commits publish synchronously: every change up to the current revision is out.
-      yield { type: 'BOOKMARK', revision: Math.max(src.currentRevision(), sent.last) };
+      yield [{ type: 'BOOKMARK', revision: Math.max(src.currentRevision(), sent.last) }];
       lastYield = clock.monotonic();
       continue;
     }

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../core/errors.js';
 import type { AnyObject, Resource } from '../../core/kinds.js';
 import { splitObjectKey } from '../../core/object-key.js';
-import { parseRevision } from '../store.js';
+import { parseRevision, type StoreEvent } from '../store.js';
 import { encodeSegment, type DeltaBases, type LogRecord, type StagedBases } from './change-log.js';
 import type { ChangeType, Statements } from './statements.js';
 
@@ -20,6 +20,7 @@ export type WriteOutcome = { ok: true; object: AnyObject } | { ok: false; error:
 export class ChangeEntry {
   #object: AnyObject | undefined;
   #bytes: number | undefined;
+  #event: StoreEvent<AnyObject> | undefined;
 
   constructor(
     readonly resource: Resource,
@@ -38,6 +39,12 @@ export class ChangeEntry {
   get object(): AnyObject {
     this.#object ??= JSON.parse(this.json) as AnyObject;
     return this.#object;
+  }
+
+  /** The watch event of this change, shared by every watcher of it like its object. */
+  get event(): StoreEvent<AnyObject> {
+    this.#event ??= { type: this.type, object: this.object, revision: this.revision };
+    return this.#event;
   }
 }
 

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import { describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { ApiMetrics } from '../../src/api/metrics.js';
+import { WatchStreams } from '../../src/api/ndjson-watch.js';
+import { batchedIterable } from '../../src/store/event-batches.js';
+import { eventually } from '../support/eventually.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+/** The payloads of a chunked HTTP/1.1 response body, one per chunk. */
+function chunksOf(response: string): string[] {
+  let rest = response.slice(response.indexOf('\r\n\r\n') + 4);
+  const out: string[] = [];
+  for (;;) {
+    const eol = rest.indexOf('\r\n');
+    const size = Number.parseInt(rest.slice(0, eol), 16);
+    if (size === 0) return out;
+    out.push(rest.slice(eol + 2, eol + 2 + size));
+    rest = rest.slice(eol + 2 + size + 2);
+  }
+}
+
+describe('watch streams written to the response directly', () => {
+  it('send each batch of events in one write: one HTTP chunk per batch', async () => {
+    const app = Fastify({ logger: false });
+    const watches = new WatchStreams({
+      clock: new FakeClock(),
+      metrics: new ApiMetrics({ defaultMetrics: false }),
+      store: { encodedJson: () => undefined },
+    });
+    app.addHook('preClose', async () => watches.endAll());
+    const ev = (name: string): unknown => ({ type: 'ADDED', object: { metadata: { name } } });
+    app.get('/watch', (request, reply) =>
+      watches.serve(request, reply, {
+        resource: 'nodes',
+        timeoutSeconds: undefined,
+        events: () =>
+          batchedIterable(async function* () {
+            yield [ev('a'), ev('b'), ev('c')];
+            yield [ev('d')];
+          }),
+      }),
+    );
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = app.server.address();
+    assert.ok(addr !== null && typeof addr === 'object');
+    try {
+      const socket = connect(addr.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (b) => (text += b.toString()));
+      socket.write('GET /watch HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await new Promise((resolve) => socket.on('close', resolve));
+      const line = (name: string): string => `${JSON.stringify(ev(name))}\n`;
+      assert.deepEqual(chunksOf(text), [line('a') + line('b') + line('c'), line('d')]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('end the watch when the response reports an error, instead of throwing it at the process', async () => {
+    const app = Fastify({ logger: false });
+    const watches = new WatchStreams({
+      clock: new FakeClock(),
+      metrics: new ApiMetrics({ defaultMetrics: false }),
+      store: { encodedJson: () => undefined },
+    });
+    app.addHook('preClose', async () => watches.endAll());
+    let response: ServerResponse | undefined;
+    app.get('/watch', (request, reply) => {
+      response = reply.raw;
+      return watches.serve(request, reply, {
+        resource: 'nodes',
+        timeoutSeconds: undefined,
+        // Like a store watch: nothing to send until the watch is stopped.
+        events: (signal) => ({
+          [Symbol.asyncIterator]: () => ({
+            next: () =>
+              new Promise<IteratorResult<unknown>>((resolve) =>
+                signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true }),
+              ),
+          }),
+        }),
+      });
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = app.server.address();
+    assert.ok(addr !== null && typeof addr === 'object');
+    const socket = connect(addr.port, '127.0.0.1');
+    try {
+      socket.on('error', () => {});
+      socket.write('GET /watch HTTP/1.1\r\nHost: x\r\n\r\n');
+      await eventually(() => watches.size === 1, { what: 'the watch open' });
+      response?.emit('error', new Error('the socket broke'));
+      await eventually(() => watches.size === 0, { what: 'the watch ended' });
+    } finally {
+      socket.destroy();
+      await app.close();
+    }
+  });
+});
