@@ -1,6 +1,6 @@
 // Benchmarks 5 and 6 (BENCHMARKS.md): a server starting on a database that holds 100k nodes and 100k leases:
 // time from spawn to /readyz 200, and its RSS once the controller has listed and judged everything.
-//   npm run bench:cold-start -- [--nodes 100000] [--runs 3] [--rss-after 30]
+//   npm run bench:cold-start -- [--nodes 100000] [--runs 3] [--rss-after 30] [--server-flags="--node-suspect-after 1000"]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -17,6 +17,8 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '100000' },
     runs: { type: 'string', default: '3' },
     'rss-after': { type: 'string', default: '30' },
+    // Extra server flags, e.g. "--node-suspect-after 1000" to keep the silent nodes from turning Suspect in the window.
+    'server-flags': { type: 'string', default: '' },
   },
 });
 const n = Number(values.nodes);
@@ -57,7 +59,18 @@ async function coldStart(
   const t0 = performance.now();
   const child = spawn(
     process.execPath,
-    ['bin/shepherd', '--mode', 'server', '--listen', `127.0.0.1:${port}`, '--db', db, '--log-level', 'warn'],
+    [
+      'bin/shepherd',
+      '--mode',
+      'server',
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--db',
+      db,
+      '--log-level',
+      'warn',
+      ...values['server-flags'].split(' ').filter((a) => a !== ''),
+    ],
     { cwd: ROOT, stdio: 'ignore' },
   );
   try {
