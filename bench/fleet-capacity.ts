@@ -59,6 +59,8 @@ interface StepResult {
   gc: string;
   /** The store's commits over the window: rate, writes per commit, time per commit (main thread, incl. fsync). */
   commits: string;
+  /** The renewals' latency as the server measured it (fastify: request received → response finished), ms. */
+  serverLatency: string;
   ok: boolean;
 }
 
@@ -104,6 +106,29 @@ function commitSummary(
   if (!(count > 0)) return '—';
   const perCommitMs = (1000 * (b.seconds - a.seconds)) / count;
   return `${(count / windowS).toFixed(0)}/s × ${((b.writes - a.writes) / count).toFixed(1)} writes, ${perCommitMs.toFixed(2)} ms each`;
+}
+
+/** The server's own renewal latency histogram so far: cumulative counts by bucket bound (seconds). */
+async function renewalBuckets(url: string): Promise<Map<number, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out = new Map<number, number>();
+  const re =
+    /^http_request_duration_seconds_bucket\{le="([^"]+)",method="PUT",route="\/api\/v1\/leases\/:name",status_code="200"\} (\S+)$/gm;
+  for (const m of text.matchAll(re)) out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
+  return out;
+}
+
+/** "≤ 5 / ≤ 25 ms": the buckets holding the median and the 99th percentile of the renewals between two samples. */
+function serverLatency(a: Map<number, number>, b: Map<number, number>): string {
+  const bounds = [...b.keys()].sort((x, y) => x - y);
+  const delta = bounds.map((le) => [le, (b.get(le) ?? 0) - (a.get(le) ?? 0)] as const);
+  const total = delta.at(-1)?.[1] ?? 0;
+  if (total <= 0) return '—';
+  const at = (q: number): string => {
+    const le = delta.find(([, n]) => n >= q * total)?.[0] ?? Infinity;
+    return le === Infinity ? '> max' : `≤ ${le * 1000}`;
+  };
+  return `${at(0.5)} / ${at(0.99)}`;
 }
 
 /** "major 12 × 85 ms" per kind: the GC pauses between two samples. */
@@ -221,6 +246,7 @@ async function step(n: number, dir: string): Promise<StepResult> {
     await loopDelay(server.url); // starts the server's delay window
     const gc0 = await gcTotals(server.url);
     const c0 = await commitTotals(server.url);
+    const l0 = await renewalBuckets(server.url);
     const windowFromUs = Number(process.hrtime.bigint() / 1000n);
     const s0 = procSample(server.child.pid as number);
     const f0 = procSample(fleet.pid as number);
@@ -231,6 +257,7 @@ async function step(n: number, dir: string): Promise<StepResult> {
     const loop = await loopDelay(server.url);
     const gc = gcSummary(gc0, await gcTotals(server.url));
     const commits = commitSummary(c0, await commitTotals(server.url), windowS);
+    const latency = serverLatency(l0, await renewalBuckets(server.url));
     fleet.stdin.write('mark\n');
     const json = await eventually(() => (totalsLines(out) > marks + 1 ? lastTotals(out) : undefined), {
       what: 'the fleet printing its second totals-json line',
@@ -249,6 +276,7 @@ async function step(n: number, dir: string): Promise<StepResult> {
       loop,
       gc,
       commits,
+      serverLatency: latency,
       ok,
     };
     process.stderr.write(`N=${n}: ${JSON.stringify(r)}\n`);
@@ -287,15 +315,15 @@ console.log(
   `Fleet capacity: default cadence (40 s leases, 10 s renewals), ${values.simulator} simulator, ${windowS} s window after ${settleS} s settle, simulator and server on one machine (${header})\n`,
 );
 console.log(
-  '| nodes | registration s | renewals/s (expected) | p50 ms | p99 ms (target ≤ 100) | max ms | errors | wrongly Unknown (target 0) | server CPU (cores) | fleet CPU (cores) | fleet µs/renewal | server RSS MB | server loop delay p50/p99/max ms | server GC pauses in the window | store commits in the window | holds? |',
+  '| nodes | registration s | renewals/s (expected) | p50 ms | p99 ms (target ≤ 100) | max ms | server-side p50 / p99 ms | errors | wrongly Unknown (target 0) | server CPU (cores) | fleet CPU (cores) | fleet µs/renewal | server RSS MB | server loop delay p50/p99/max ms | server GC pauses in the window | store commits in the window | holds? |',
 );
-console.log(`|${'---|'.repeat(16)}`);
+console.log(`|${'---|'.repeat(17)}`);
 const f = (v: number | undefined, d = 0): string => (v === undefined ? '—' : v.toFixed(d));
 for (const r of results) {
   const t = r.totals;
   const loop = r.loop ? `${f(r.loop.p50, 1)} / ${f(r.loop.p99, 1)} / ${f(r.loop.max, 0)}` : '—';
   console.log(
-    `| ${r.n} | ${r.registerS.toFixed(0)} | ${t.renewalsPerSecond.toFixed(0)} (${f(t.expectedRenewalsPerSecond)}) | ${t.p50Ms} | ${t.p99Ms} | ${t.maxMs} | ${t.errors} | ${t.wrongUnknown} | ${r.serverCpu.toFixed(2)} | ${r.fleetCpu.toFixed(2)} | ${f(t.cpuMicrosPerRenewal, 1)} | ${r.serverRssMb.toFixed(0)} | ${loop} | ${r.gc} | ${r.commits} | ${r.ok ? 'yes' : 'no'} |`,
+    `| ${r.n} | ${r.registerS.toFixed(0)} | ${t.renewalsPerSecond.toFixed(0)} (${f(t.expectedRenewalsPerSecond)}) | ${t.p50Ms} | ${t.p99Ms} | ${t.maxMs} | ${r.serverLatency} | ${t.errors} | ${t.wrongUnknown} | ${r.serverCpu.toFixed(2)} | ${r.fleetCpu.toFixed(2)} | ${f(t.cpuMicrosPerRenewal, 1)} | ${r.serverRssMb.toFixed(0)} | ${loop} | ${r.gc} | ${r.commits} | ${r.ok ? 'yes' : 'no'} |`,
   );
 }
 console.log(`\nlargest N held: ${best ? best.n : 'none of the steps'} (target ≥ 50,000)`);
