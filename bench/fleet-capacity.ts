@@ -71,11 +71,15 @@ interface LoopDelay {
   max: number;
 }
 
+/** The server's /metrics page (each scrape also ends its event-loop delay window: src/api/event-loop-delay.ts). */
+async function metricsText(url: string): Promise<string> {
+  return (await fetch(`${url}/metrics`)).text();
+}
+
 /** Garbage-collection pause seconds and counts so far, by kind (prom-client's nodejs_gc_duration_seconds). */
 type GcTotals = Record<string, { seconds: number; count: number }>;
 
-async function gcTotals(url: string): Promise<GcTotals> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+function gcTotals(text: string): GcTotals {
   const out: GcTotals = {};
   for (const m of text.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm)) {
     const kind = (out[m[2] as string] ??= { seconds: 0, count: 0 });
@@ -86,8 +90,7 @@ async function gcTotals(url: string): Promise<GcTotals> {
 }
 
 /** Commits so far: how many, their seconds and their writes (the store's commit histograms). */
-async function commitTotals(url: string): Promise<{ count: number; seconds: number; writes: number }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+function commitTotals(text: string): { count: number; seconds: number; writes: number } {
   const g = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   return {
     count: g('shepherd_store_commit_duration_seconds_count'),
@@ -109,8 +112,7 @@ function commitSummary(
 }
 
 /** The server's own renewal latency histogram so far: cumulative counts by bucket bound (seconds). */
-async function renewalBuckets(url: string): Promise<Map<number, number>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+function renewalBuckets(text: string): Map<number, number> {
   const out = new Map<number, number>();
   const re =
     /^http_request_duration_seconds_bucket\{le="([^"]+)",method="PUT",route="\/api\/v1\/leases\/:name",status_code="200"\} (\S+)$/gm;
@@ -143,8 +145,7 @@ function gcSummary(a: GcTotals, b: GcTotals): string {
     .join(', ');
 }
 
-async function loopDelay(url: string): Promise<LoopDelay | undefined> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+function loopDelay(text: string): LoopDelay | undefined {
   const g = (q: string): number =>
     Number(new RegExp(`^shepherd_event_loop_delay_${q}_seconds (\\S+)$`, 'm').exec(text)?.[1]) * 1000;
   const d = { p50: g('p50'), p99: g('p99'), max: g('max') };
@@ -243,10 +244,11 @@ async function step(n: number, dir: string): Promise<StepResult> {
     const marks = totalsLines(out);
     fleet.stdin.write('mark\n');
     await eventually(() => totalsLines(out) > marks, { what: 'the fleet answering the first mark', intervalMs: 20 });
-    await loopDelay(server.url); // starts the server's delay window
-    const gc0 = await gcTotals(server.url);
-    const c0 = await commitTotals(server.url);
-    const l0 = await renewalBuckets(server.url);
+    // One scrape at each end of the window; the first also starts the server's event-loop delay window.
+    const before = await metricsText(server.url);
+    const gc0 = gcTotals(before);
+    const c0 = commitTotals(before);
+    const l0 = renewalBuckets(before);
     const windowFromUs = Number(process.hrtime.bigint() / 1000n);
     const s0 = procSample(server.child.pid as number);
     const f0 = procSample(fleet.pid as number);
@@ -254,10 +256,11 @@ async function step(n: number, dir: string): Promise<StepResult> {
     const s1 = procSample(server.child.pid as number);
     const f1 = procSample(fleet.pid as number);
     const windowToUs = Number(process.hrtime.bigint() / 1000n);
-    const loop = await loopDelay(server.url);
-    const gc = gcSummary(gc0, await gcTotals(server.url));
-    const commits = commitSummary(c0, await commitTotals(server.url), windowS);
-    const latency = serverLatency(l0, await renewalBuckets(server.url));
+    const after = await metricsText(server.url);
+    const loop = loopDelay(after);
+    const gc = gcSummary(gc0, gcTotals(after));
+    const commits = commitSummary(c0, commitTotals(after), windowS);
+    const latency = serverLatency(l0, renewalBuckets(after));
     fleet.stdin.write('mark\n');
     const json = await eventually(() => (totalsLines(out) > marks + 1 ? lastTotals(out) : undefined), {
       what: 'the fleet printing its second totals-json line',

@@ -104,8 +104,9 @@ export function lazyChildLogger(
   bindings: Bindings,
   options: ChildLoggerOptions,
 ): FastifyBaseLogger {
-  // A route's own level or serializers: the child differs from its parent from the start.
-  if (Object.keys(options).length > 0) return logger.child(bindings, options);
+  // A route's own level or serializers: the child differs from its parent from the start. (A for-in, not
+  // Object.keys: this runs for every request, and fastify's options are nearly always `{}`.)
+  for (const _ in options) return logger.child(bindings, options);
   return new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }
 
