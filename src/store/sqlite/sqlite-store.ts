@@ -1,12 +1,6 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../core/clock.js';
-import {
-  InternalError,
-  NotFoundError,
-  ServiceUnavailableError,
-  ShepherdError,
-  storeClosedError,
-} from '../../core/errors.js';
+import { InternalError, NotFoundError, storeClosedError } from '../../core/errors.js';
 import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
@@ -24,19 +18,21 @@ import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
 import { StoreMaintenance } from './maintenance.js';
-import { StoreHealth } from './store-health.js';
+import { GroupCommit } from './group-commit.js';
+import { storageError, StoreHealth } from './store-health.js';
 import { PagedLists, parseRows } from './paged-lists.js';
 import { RecentObjects } from './recent-objects.js';
 import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { sqliteWatch } from './sqlite-watch.js';
-import { applyBatch, ChangeEntry, type PendingWrite, type WriteOp } from './write-batch.js';
+import { FileWalSyncer, type WalSyncer } from './wal-sync.js';
+import { ChangeEntry, type BatchResult, type PendingWrite, type WriteOp } from './write-batch.js';
 
 /** History kept DEFAULT_HISTORY_RETENTION_MS by default, compacted every DEFAULT_COMPACTION_INTERVAL_MS (1 s). */
 export interface SqliteStoreOptions extends StoreOptions {
   /** DB file; parent dir must exist. */
   path: string;
-  /** For the commit-latency / batch-size metrics. */
+  /** For the commit-latency / batch-size metrics: a batch's size and the time from its commit until it was answered. */
   onCommit?: (batchSize: number, durationMs: number) => void;
   /** Events a watcher may fall behind before it is ended (watchTooSlowError); default 10,000. */
   watchQueueCapacity?: number;
@@ -59,6 +55,13 @@ export interface SqliteStoreOptions extends StoreOptions {
   maxListSnapshots?: number;
   /** Copy the WAL into the database on a worker thread (checkpointer.ts); default true. */
   checkpointOnWorker?: boolean;
+  /**
+   * Sync the WAL on libuv's thread pool after each group commit instead of inside COMMIT on the event loop
+   * (group-commit.ts); default true. Either way a write is acknowledged only once it is on disk.
+   */
+  syncWalOffLoop?: boolean;
+  /** What syncs the WAL when syncWalOffLoop is on; default the `-wal` file's fdatasync (tests inject their own). */
+  walSyncer?: WalSyncer;
 }
 
 // Compaction and the WAL checkpoint after it (maintenance.ts): small, frequent passes keep each step short (at 10 s
@@ -88,8 +91,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
 /**
  * The embedded Store: objects updated in place, one global revision, a change log for watch resumes.
- * Writes are group-committed: every write queued in one event-loop turn is applied in one fsynced
- * transaction at setImmediate, each with its own outcome, in call order.
+ * Writes are group-committed (group-commit.ts): every write queued in one event-loop turn is applied in one
+ * transaction, each with its own outcome, in call order, and answered once the transaction is on disk.
  */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
@@ -99,7 +102,6 @@ export class SqliteStore implements Store {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #retentionMs: number;
-  readonly #onCommit: SqliteStoreOptions['onCommit'];
   readonly #hub = new WatchHub<ChangeEntry>((change) => change.bytes);
   readonly #encoded = new EncodedJson();
   readonly #watchQueueCapacity: number;
@@ -115,10 +117,13 @@ export class SqliteStore implements Store {
     upTo: number,
     limit: number,
   ) => ReturnType<ChangeLogReader['changes']>;
+  /** The newest committed revision (lists and gets read it). */
   #revision: number;
+  /** The newest revision published to watchers: committed and synced (watches start and bookmark from it). */
+  #published: number;
   #compacted: number;
-  #queue: PendingWrite[] = [];
-  #scheduled: NodeJS.Immediate | undefined;
+  readonly #syncer: WalSyncer | undefined;
+  readonly #group: GroupCommit;
   #closed = false;
   #closing: Promise<void> | undefined;
   readonly #health: StoreHealth;
@@ -131,7 +136,6 @@ export class SqliteStore implements Store {
     this.#clock = options.clock ?? systemClock;
     this.#log = (options.log ?? silentLogger).child({ component: 'sqlite-store' });
     this.#retentionMs = options.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS;
-    this.#onCommit = options.onCommit;
     this.#watchQueueCapacity = options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE;
     this.#watchQueueBytes = options.maxWatchUnsentBytes ?? DEFAULT_MAX_WATCH_UNSENT_BYTES;
     const cache = {
@@ -150,7 +154,24 @@ export class SqliteStore implements Store {
     const meta = this.#stmts.readMeta.get();
     if (!meta) throw new InternalError(`database ${this.path} has no meta row: it is not a shepherd database`);
     this.#revision = meta.revision;
+    this.#published = meta.revision;
     this.#compacted = meta.compacted_revision;
+    // The group commit makes a batch durable before it answers it; SQLite need not fsync inside COMMIT as well.
+    this.#syncer = options.syncWalOffLoop === false ? undefined : (options.walSyncer ?? new FileWalSyncer(this.path));
+    if (this.#syncer !== undefined) db.pragma('synchronous = NORMAL');
+    this.#group = new GroupCommit({
+      db,
+      stmts: this.#stmts,
+      bases: this.#bases,
+      clock: this.#clock,
+      log: this.#log,
+      health: this.#health,
+      syncer: this.#syncer,
+      revision: () => this.#revision,
+      committed: (batch, result) => this.#committed(batch, result),
+      settle: (batch, result, failure) => this.#settle(batch, result, failure),
+      onCommit: options.onCommit,
+    });
     this.#lists = new PagedLists(
       { path: this.path, page: this.#stmts.page, clock: this.#clock, log: this.#log, revision: meta.revision },
       { ttlMs: options.listSnapshotTtlMs, max: options.maxListSnapshots },
@@ -166,7 +187,7 @@ export class SqliteStore implements Store {
           this.compact();
           this.#lists.expire();
         },
-        quiet: () => this.#queue.length === 0 && this.#lists.openSnapshots === 0,
+        quiet: () => this.#group.queued === 0 && this.#lists.openSnapshots === 0,
       },
       {
         intervalMs: options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
@@ -241,7 +262,8 @@ export class SqliteStore implements Store {
           this.#withJson(new ChangeEntry(r, row.type, row.revision, row.value)),
         ),
       compactedRevision: () => this.#compacted,
-      currentRevision: () => this.#revision,
+      // Not #revision: changes committed but not yet synced reach watchers through the hub once they are.
+      currentRevision: () => this.#published,
       closed: () => this.#closed,
     };
     return sqliteWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
@@ -281,7 +303,8 @@ export class SqliteStore implements Store {
     const due =
       upToRevision ??
       Math.min(this.#stmts.newestChangeBefore.get(cutoff) ?? 0, this.#compacted + MAX_COMPACTION_REVISIONS);
-    const target = Math.min(due, this.#revision);
+    // Not past what watchers were sent: a watch starting at the published revision must find its history.
+    const target = Math.min(due, this.#published);
     if (target <= this.#compacted) return this.#compacted;
     const deleted = compactChangeLog(this.#db, this.#stmts, target, this.#deltaWindow);
     this.#compacted = target;
@@ -313,9 +336,9 @@ export class SqliteStore implements Store {
 
   async #close(): Promise<void> {
     this.#hub.endAll();
-    if (this.#scheduled) clearImmediate(this.#scheduled);
-    this.#commit();
+    const settled = this.#group.close();
     this.#closed = true;
+    await settled;
     await this.#maintenance.stop();
     this.#lists.closeAll();
     try {
@@ -323,50 +346,19 @@ export class SqliteStore implements Store {
     } catch (err) {
       this.#log.warn({ err }, 'final WAL checkpoint failed; the next open recovers from the WAL');
     }
+    this.#syncer?.close();
     this.#db.close();
   }
 
   #enqueue(op: WriteOp): Promise<AnyObject> {
-    if (this.#closed) return Promise.reject(storeClosedError());
-    return new Promise<AnyObject>((resolve, reject) => {
-      this.#queue.push({ ...op, resolve, reject });
-      this.#scheduled ??= setImmediate(() => this.#commit());
-    });
+    return this.#group.enqueue(op);
   }
 
-  /** Group commit: one transaction, one fsync, for everything queued since the last one. */
-  #commit(): void {
-    this.#scheduled = undefined;
-    const batch = this.#queue;
-    if (batch.length === 0) return;
-    this.#queue = [];
-    const started = this.#clock.monotonic();
-    let result: ReturnType<typeof applyBatch>;
-    try {
-      const ctx = { stmts: this.#stmts, bases: this.#bases };
-      result = this.#db.transaction(() => applyBatch(ctx, batch, this.#revision, this.#clock.now()))();
-    } catch (err) {
-      const failure = storageError(err);
-      this.#health.failed(err);
-      this.#log.error({ err, batchSize: batch.length }, 'commit failed; every write of the batch was refused');
-      for (const w of batch) w.reject(failure);
-      return;
-    }
-    this.#health.succeeded();
+  /** Right after the transaction: the revision, list snapshots, delta bases and recent objects follow the rows. */
+  #committed(batch: PendingWrite[], result: BatchResult): void {
     this.#revision = result.revision;
     for (const change of result.changes) this.#lists.noteWrite(change.resource, change.revision);
     this.#bases.commit(result.staged);
-    this.#remember(batch, result);
-    this.#settle(batch, result);
-    try {
-      this.#onCommit?.(batch.length, this.#clock.monotonic() - started);
-    } catch (err) {
-      this.#log.warn({ err }, 'onCommit hook failed');
-    }
-  }
-
-  /** Keeps the recent-objects cache equal to the committed rows (same synchronous step as the commit). */
-  #remember(batch: PendingWrite[], result: ReturnType<typeof applyBatch>): void {
     let c = 0;
     result.outcomes.forEach((o, i) => {
       const w = batch[i];
@@ -377,17 +369,22 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Publishes the batch's changes, then answers each write (successes carry the JSON text already built). */
-  #settle(batch: PendingWrite[], result: ReturnType<typeof applyBatch>): void {
+  /**
+   * Once the batch is on disk (or its sync failed: `failure`): publishes its changes, then answers each write
+   * (successes carry the JSON text already built). Published either way: reads already show the rows.
+   */
+  #settle(batch: PendingWrite[], result: BatchResult, failure: Error | undefined): void {
     this.#hub.newBatch();
     for (const change of result.changes) {
       if (this.#hub.hasSubscribers(change.resource)) this.#hub.publish(change.resource, this.#withJson(change));
     }
+    this.#published = result.revision;
     let c = 0;
     result.outcomes.forEach((o, i) => {
       if (!o.ok) return batch[i]?.reject(o.error);
       // Outcomes that succeeded are exactly the changes, in order: change c is this write's JSON.
       const json = result.changes[c++]?.json;
+      if (failure !== undefined) return batch[i]?.reject(failure);
       if (json !== undefined) this.#encoded.record(o.object, json);
       return batch[i]?.resolve(o.object);
     });
@@ -415,20 +412,10 @@ export class SqliteStore implements Store {
       const meta = this.#stmts.readMeta.get();
       if (meta) this.#stmts.setRevision.run(meta.revision);
     })();
+    this.#syncer?.syncNow();
   }
 
   #assertOpen(): void {
     if (this.#closed) throw storeClosedError();
   }
-}
-
-function storageError(err: unknown): Error {
-  if (err instanceof Database.SqliteError) {
-    return new ServiceUnavailableError(`storage is unavailable: ${err.message} (${err.code}); retry later`, {
-      cause: err,
-      retryAfterSeconds: 1,
-    });
-  }
-  if (err instanceof ShepherdError) return err;
-  return new InternalError(`storage failed unexpectedly: ${String(err)}`, { cause: err });
 }

@@ -1,17 +1,19 @@
 import Database from 'better-sqlite3';
-import { ServiceUnavailableError } from '../../core/errors.js';
+import { InternalError, ServiceUnavailableError, ShepherdError } from '../../core/errors.js';
 import { isCorruption } from './database.js';
 
 /**
  * Whether the SQLite store still works, for /readyz: corruption (SQLITE_CORRUPT, SQLITE_NOTADB) makes it unready
  * until a restart, which checks the file again; an I/O error (SQLITE_IOERR_*) until a commit succeeds or the probe,
  * a write that changes nothing, does. Errors that leave reads working (SQLITE_FULL, SQLITE_READONLY, SQLITE_BUSY)
- * do not count: every write already answers 503 saying why.
+ * do not count: every write already answers 503 saying why. A failed fsync of the WAL (group-commit.ts) makes it
+ * unready until a restart: Linux may drop the pages it could not write and report the next fsync as a success.
  */
 export class StoreHealth {
   readonly #path: string;
   readonly #probe: () => void;
   #damaged: Error | undefined;
+  #lost: Error | undefined;
   #ioError: Error | undefined;
 
   constructor(path: string, probe: () => void) {
@@ -22,6 +24,10 @@ export class StoreHealth {
   failed(err: unknown): void {
     if (isCorruption(err)) this.#damaged ??= err as Error;
     else if (err instanceof Database.SqliteError && err.code.startsWith('SQLITE_IOERR')) this.#ioError = err;
+  }
+
+  lostDurability(err: Error): void {
+    this.#lost ??= err;
   }
 
   succeeded(): void {
@@ -36,6 +42,7 @@ export class StoreHealth {
         { cause: this.#damaged },
       );
     }
+    if (this.#lost !== undefined) throw this.#lost;
     if (this.#ioError === undefined) return;
     try {
       this.#probe();
@@ -48,4 +55,16 @@ export class StoreHealth {
       );
     }
   }
+}
+
+/** A storage failure as the API answers it: SQLite's errors are 503 with Retry-After, ours pass through. */
+export function storageError(err: unknown): Error {
+  if (err instanceof Database.SqliteError) {
+    return new ServiceUnavailableError(`storage is unavailable: ${err.message} (${err.code}); retry later`, {
+      cause: err,
+      retryAfterSeconds: 1,
+    });
+  }
+  if (err instanceof ShepherdError) return err;
+  return new InternalError(`storage failed unexpectedly: ${String(err)}`, { cause: err });
 }
