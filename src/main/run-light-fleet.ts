@@ -7,7 +7,7 @@ import { applyChaos } from '../fleet/chaos-control.js';
 import { planZones } from '../fleet/fleet.js';
 import { formatReport, formatZones, totalsOf } from '../fleet/fleet-report.js';
 import { PipelinePool } from '../fleet/light/http-pipeline.js';
-import { LightFleet } from '../fleet/light/light-fleet.js';
+import { LightFleet, type RenewPhase } from '../fleet/light/light-fleet.js';
 import { formatLightTotals, lightTotalsOf } from '../fleet/light/light-report.js';
 import { RequestWriter } from '../fleet/light/light-requests.js';
 import { newLightStats } from '../fleet/light/light-stats.js';
@@ -45,6 +45,7 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
   const addresses = addressesOf(opts);
   const token = opts.tokenFile ? readTokenFile(opts.tokenFile as string) : process.env.SHEPHERD_TOKEN || undefined;
   const stats = newLightStats();
+  const renewPhase: RenewPhase = opts.renewPhase === 'start' ? 'start' : 'random';
   const writer = new RequestWriter({
     host: `${addresses[0]?.host}:${addresses[0]?.port}`,
     token,
@@ -60,6 +61,7 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
       prefix: typeof opts.nodePrefix === 'string' ? opts.nodePrefix : 'fleet',
       leaseDurationSeconds: leaseMs / 1000,
       statusReportMs: opts.nodeStatusReportFrequency as number,
+      renewPhase,
     },
     {
       writer,
