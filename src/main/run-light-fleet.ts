@@ -117,7 +117,8 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
       wrongUnknown: audit.takeWindow(),
       agentLog: { warn: 0, error: 0, last: undefined },
     });
-    print(`${line} | light mode, ${((fleet.renewing() * 1000) / fleet.intervalMs).toFixed(0)}/s expected`);
+    const expected = ((fleet.renewing() * 1000) / fleet.intervalMs).toFixed(0);
+    print(`${line} | light mode, ${renewPhase} renewal phase, ${expected}/s expected`);
     stats.window.reset();
     windowStart = now;
   };
@@ -128,7 +129,9 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
     const ready = nodes.synced ? nodes.counts().True : undefined;
     const base = totalsOf(stats.total.requests, (now - markStart) / 1000, audit.total, audit.examples, running, ready);
     print(
-      formatLightTotals(lightTotalsOf(base, stats.total, fleet.renewing(), fleet.intervalMs, cpu.user + cpu.system)),
+      formatLightTotals(
+        lightTotalsOf(base, stats.total, fleet.renewing(), fleet.intervalMs, cpu.user + cpu.system, renewPhase),
+      ),
     );
     stats.total.reset();
     audit.resetTotal();
@@ -147,7 +150,7 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
   });
   const watch = nodes.run(life.signal);
   log.info(
-    { nodes: fleet.nodes.length, zones: fleet.zoneNames(), startRate, connections: CONNECTIONS },
+    { nodes: fleet.nodes.length, zones: fleet.zoneNames(), startRate, renewPhase, connections: CONNECTIONS },
     `light fleet of ${fleet.nodes.length} simulated nodes starting`,
   );
   try {
