@@ -19,6 +19,16 @@ export function addFleetOptions(cmd: Command): void {
     )
     .addOption(
       new Option(
+        '--renew-phase <phase>',
+        "with --simulator light, each node's first renewal after it registers. random: at a uniform phase within " +
+          'the renewal period, as agents started at unrelated times; start: one period later, so the renewals keep ' +
+          "the start pacing's bursts (docs/fleet.md#light-mode)",
+      )
+        .choices(['random', 'start'])
+        .default('random'),
+    )
+    .addOption(
+      new Option(
         '--scenario <name>',
         'play a scripted story instead of free-running (none by default): rack-failure',
       ).choices(['rack-failure']),

@@ -7,7 +7,7 @@ import { applyChaos } from '../fleet/chaos-control.js';
 import { planZones } from '../fleet/fleet.js';
 import { formatReport, formatZones, totalsOf } from '../fleet/fleet-report.js';
 import { PipelinePool } from '../fleet/light/http-pipeline.js';
-import { LightFleet } from '../fleet/light/light-fleet.js';
+import { LightFleet, type RenewPhase } from '../fleet/light/light-fleet.js';
 import { formatLightTotals, lightTotalsOf } from '../fleet/light/light-report.js';
 import { RequestWriter } from '../fleet/light/light-requests.js';
 import { newLightStats } from '../fleet/light/light-stats.js';
@@ -45,6 +45,7 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
   const addresses = addressesOf(opts);
   const token = opts.tokenFile ? readTokenFile(opts.tokenFile as string) : process.env.SHEPHERD_TOKEN || undefined;
   const stats = newLightStats();
+  const renewPhase: RenewPhase = opts.renewPhase === 'start' ? 'start' : 'random';
   const writer = new RequestWriter({
     host: `${addresses[0]?.host}:${addresses[0]?.port}`,
     token,
@@ -60,6 +61,7 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
       prefix: typeof opts.nodePrefix === 'string' ? opts.nodePrefix : 'fleet',
       leaseDurationSeconds: leaseMs / 1000,
       statusReportMs: opts.nodeStatusReportFrequency as number,
+      renewPhase,
     },
     {
       writer,
@@ -115,7 +117,8 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
       wrongUnknown: audit.takeWindow(),
       agentLog: { warn: 0, error: 0, last: undefined },
     });
-    print(`${line} | light mode, ${((fleet.renewing() * 1000) / fleet.intervalMs).toFixed(0)}/s expected`);
+    const expected = ((fleet.renewing() * 1000) / fleet.intervalMs).toFixed(0);
+    print(`${line} | light mode, ${renewPhase} renewal phase, ${expected}/s expected`);
     stats.window.reset();
     windowStart = now;
   };
@@ -126,7 +129,9 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
     const ready = nodes.synced ? nodes.counts().True : undefined;
     const base = totalsOf(stats.total.requests, (now - markStart) / 1000, audit.total, audit.examples, running, ready);
     print(
-      formatLightTotals(lightTotalsOf(base, stats.total, fleet.renewing(), fleet.intervalMs, cpu.user + cpu.system)),
+      formatLightTotals(
+        lightTotalsOf(base, stats.total, fleet.renewing(), fleet.intervalMs, cpu.user + cpu.system, renewPhase),
+      ),
     );
     stats.total.reset();
     audit.resetTotal();
@@ -145,7 +150,7 @@ export async function runLightFleet(opts: Opts, signal: AbortSignal): Promise<nu
   });
   const watch = nodes.run(life.signal);
   log.info(
-    { nodes: fleet.nodes.length, zones: fleet.zoneNames(), startRate, connections: CONNECTIONS },
+    { nodes: fleet.nodes.length, zones: fleet.zoneNames(), startRate, renewPhase, connections: CONNECTIONS },
     `light fleet of ${fleet.nodes.length} simulated nodes starting`,
   );
   try {

@@ -67,6 +67,12 @@ test('rates where 0 means never accept 0; the agent start rate does not', () => 
   assert.throws(() => parse(['--start-rate', '0']), /must be a positive number/);
 });
 
+test('--renew-phase: the light fleet spreads first renewals at random unless asked to keep the start pacing', () => {
+  assert.equal(parse([]).renewPhase, 'random');
+  assert.equal(parse(['--renew-phase', 'start']).renewPhase, 'start');
+  assert.throws(() => parse(['--renew-phase', 'even']), /choices|Allowed/);
+});
+
 test('the server refuses a grace period not longer than the monitor period', () => {
   const o = parse(['--node-monitor-period', '5s', '--node-monitor-grace-period', '5s']);
   assert.throws(() => controllerConfigFrom(o), /grace/);

@@ -117,11 +117,21 @@ describe('shepherd --mode fleet --simulator light (real processes)', () => {
     assert.equal(exit.code, 0);
     const json = /totals-json (\{.*\})/.exec(fleet.text)?.[1];
     assert.ok(json, fleet.text);
-    const totals = JSON.parse(json) as { mode: string; renewals: number; errors: number; wrongUnknown: number };
+    const totals = JSON.parse(json) as {
+      mode: string;
+      renewPhase: string;
+      renewals: number;
+      errors: number;
+      wrongUnknown: number;
+    };
     assert.equal(totals.mode, 'light');
+    assert.equal(totals.renewPhase, 'random', 'the default phase');
     assert.ok(totals.renewals >= 6, `renewals ${totals.renewals}`);
     assert.equal(totals.errors, 0);
     assert.equal(totals.wrongUnknown, 0);
-    assert.match(fleet.text, /light mode: \d+ renewals\/s of \d+\/s expected, simulator CPU/);
+    assert.match(
+      fleet.text,
+      /light mode: \d+ renewals\/s of \d+\/s expected, simulator CPU .*, random renewal phase\n/,
+    );
   });
 });

@@ -26,11 +26,19 @@ export interface RequestSink {
   send(tag: number, text: string, sentAt: number): void;
 }
 
+/**
+ * When a node's first renewal falls after it registers (docs/fleet.md#light-mode). `random`: at a phase drawn
+ * uniformly in [0, interval), so the fleet's renewals spread evenly over the period, as those of agents that
+ * started at unrelated times do. `start`: one interval after registration, so the renewals keep the start pacing.
+ */
+export type RenewPhase = 'random' | 'start';
+
 export interface LightFleetConfig {
   zones: Array<{ name: string; nodes: number }>;
   prefix: string;
   leaseDurationSeconds: number;
   statusReportMs: number;
+  renewPhase: RenewPhase;
 }
 
 export interface LightFleetDeps {
@@ -41,20 +49,24 @@ export interface LightFleetDeps {
   /** The wall-clock time written into renewals, ISO 8601. */
   wallTime: () => string;
   onStart?: (name: string) => void;
+  /** Uniform in [0, 1): the random renewal phase (Math.random by default). */
+  random?: () => number;
 }
 
 /**
  * N simulated agents as arrays, driven by one timer wheel: what each node does next is a small state machine
- * (create or adopt the node, create or adopt the lease, post status, then renew every quarter lease duration
- * with the lease's last resourceVersion, re-reading it only after a Conflict), and every answer arrives through
- * one handler (PipelineHandler), so a renewal allocates a request string and nothing per node lives in a
- * promise or a closure. Chaos controls stop and start nodes as in agent mode.
+ * (create or adopt the node, create or adopt the lease, post status, then renew at the node's phase and every
+ * quarter lease duration after, with the lease's last resourceVersion, re-reading it only after a Conflict), and
+ * every answer arrives through one handler (PipelineHandler), so a renewal allocates a request string and nothing
+ * per node lives in a promise or a closure. Chaos controls stop and start nodes as in agent mode.
  */
 export class LightFleet implements PipelineHandler {
   readonly nodes: LightNodeIdentity[] = [];
   readonly #deps: LightFleetDeps;
   readonly #intervalMs: number;
   readonly #statusMs: number;
+  readonly #randomPhase: boolean;
+  readonly #random: () => number;
   readonly #byName = new Map<string, LightNodeIdentity>();
   readonly #byZone = new Map<string, LightNodeIdentity[]>();
   readonly #state: Uint8Array;
@@ -80,6 +92,8 @@ export class LightFleet implements PipelineHandler {
     this.#deps = deps;
     this.#intervalMs = config.leaseDurationSeconds * 250; // a quarter (src/agent/lease-renewer.ts)
     this.#statusMs = config.statusReportMs;
+    this.#randomPhase = config.renewPhase === 'random';
+    this.#random = deps.random ?? Math.random;
     for (const z of config.zones) {
       const members: LightNodeIdentity[] = [];
       for (let i = 0; i < z.nodes; i++) {
@@ -237,6 +251,11 @@ export class LightFleet implements PipelineHandler {
     this.#send(i, op);
   };
 
+  /** How long after registering a node first renews: its phase (see RenewPhase). */
+  #firstRenewalMs(): number {
+    return this.#randomPhase ? this.#random() * this.#intervalMs : this.#intervalMs;
+  }
+
   #schedule(i: number, op: number, at: number): void {
     const ticket = ((this.#ticket[i] as number) + 1) % TICKETS;
     this.#ticket[i] = ticket;
@@ -316,7 +335,7 @@ export class LightFleet implements PipelineHandler {
           this.#renew[i] = this.#deps.writer.renewParts(this.nodes[i] as LightNodeIdentity, this.#wall);
           this.#statusBusy[i] = 1;
           this.#send(i, STATUS);
-          return this.#schedule(i, RENEW, sentAt + this.#intervalMs);
+          return this.#schedule(i, RENEW, sentAt + this.#firstRenewalMs());
         }
         if (status === 409 && op === LEASE_CREATE) return this.#send(i, LEASE_GET);
         if (status === 404 && op === LEASE_GET) return this.#send(i, LEASE_CREATE);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LightFleet, type RequestSink } from '../../../src/fleet/light/light-fleet.js';
+import { LightFleet, type RenewPhase, type RequestSink } from '../../../src/fleet/light/light-fleet.js';
 import { RequestWriter } from '../../../src/fleet/light/light-requests.js';
 import { newLightStats, opFigures } from '../../../src/fleet/light/light-stats.js';
 
@@ -32,7 +32,23 @@ class Recorder implements RequestSink {
 
 const rv = (v: string) => Buffer.from(`{"metadata":{"name":"n","resourceVersion":"${v}"}}`);
 
-function setup(nodes = 1): {
+/** A seeded uniform source in [0, 1) (mulberry32), so the random phases are the same each run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Most tests follow one node's chain from its registration: the `start` phase puts its first renewal at +10 s. */
+function setup(
+  nodes = 1,
+  renewPhase: RenewPhase = 'start',
+  random?: () => number,
+): {
   fleet: LightFleet;
   sink: Recorder;
   clock: { now: number };
@@ -41,12 +57,13 @@ function setup(nodes = 1): {
   const clock = { now: 0 };
   const stats = newLightStats();
   const fleet = new LightFleet(
-    { zones: [{ name: 'zone-a', nodes }], prefix: 'f', leaseDurationSeconds: 40, statusReportMs: 60_000 },
+    { zones: [{ name: 'zone-a', nodes }], prefix: 'f', leaseDurationSeconds: 40, statusReportMs: 60_000, renewPhase },
     {
       writer: new RequestWriter({ host: 'h:1', token: undefined, leaseSeconds: 40, version: 'v' }),
       stats,
       monotonic: () => clock.now,
       wallTime: () => new Date(Date.UTC(2026, 11, 1) + clock.now).toISOString(),
+      random,
     },
   );
   const sink = new Recorder();
@@ -81,7 +98,79 @@ function register(f: ReturnType<typeof setup>): void {
   answer(f.fleet, status, 200, rv('3'));
 }
 
+/** Starts every node in one tick and answers its registration (node, lease, status) at once, at time 0. */
+function registerAll(f: ReturnType<typeof setup>): void {
+  f.fleet.startNodes(f.fleet.nodes);
+  f.fleet.tick(f.fleet.nodes.length);
+  for (let k = 0; k < 3; k++) for (const s of f.sink.take()) answer(f.fleet, s, s.line.startsWith('POST') ? 201 : 200);
+}
+
+/** Ticks every 10 ms up to untilMs, answering each renewal when sent: each node's renewal send times. */
+function renewalTimes(f: ReturnType<typeof setup>, untilMs: number): Map<string, number[]> {
+  const times = new Map<string, number[]>();
+  for (let t = f.clock.now + 10; t <= untilMs; t += 10) {
+    f.clock.now = t;
+    f.fleet.tick(0);
+    for (const s of f.sink.take()) {
+      assert.match(s.line, /^PUT \/api\/v1\/leases\//);
+      const name = s.line.slice(s.line.lastIndexOf('/') + 1);
+      times.set(name, [...(times.get(name) ?? []), t]);
+      answer(f.fleet, s, 200, rv(String(t)));
+    }
+  }
+  return times;
+}
+
 describe('LightFleet', () => {
+  it('random phase: the first renewals of nodes registered together spread evenly over the interval', () => {
+    const f = setup(1000, 'random', seeded(19));
+    registerAll(f);
+    const times = renewalTimes(f, 20_000);
+    assert.equal(times.size, 1000, 'every node renewed');
+    const buckets = new Array<number>(10).fill(0);
+    for (const [name, [first]] of times) {
+      assert.ok(first !== undefined && first >= 10 && first <= 10_000, `${name} first renewed at ${first}`);
+      buckets[Math.min(9, Math.floor((first - 10) / 1000))]!++;
+    }
+    // 100 expected per second of the 10 s interval; the old schedule put all 1,000 at 10 s.
+    for (const [k, n] of buckets.entries()) assert.ok(n >= 70 && n <= 130, `${n} first renewals in second ${k}`);
+    for (const [name, t] of times)
+      assert.deepEqual(t.slice(1), [t[0]! + 10_000], `${name} then renews every interval after its last send`);
+  });
+
+  it('random phase: the first renewal comes at registration + random × interval, drawn again on re-registering', () => {
+    const f = setup(1, 'random', () => 0.25);
+    register(f);
+    f.clock.now = 2_490;
+    f.fleet.tick(0);
+    assert.deepEqual(f.sink.take(), [], 'nothing before the phase');
+    f.clock.now = 2_500;
+    f.fleet.tick(0);
+    answer(f.fleet, one(f.sink), 200, rv('5'));
+    f.clock.now = 12_500;
+    f.fleet.tick(0);
+    const second = one(f.sink);
+    assert.equal(second.body?.metadata?.resourceVersion, '5');
+    answer(f.fleet, second, 404);
+    answer(f.fleet, one(f.sink), 201, rv('6'));
+    answer(f.fleet, one(f.sink), 201, rv('7'));
+    answer(f.fleet, one(f.sink), 200, rv('8'));
+    f.clock.now = 14_990;
+    f.fleet.tick(0);
+    assert.deepEqual(f.sink.take(), [], 'registered again at 12.5 s: nothing before its new phase');
+    f.clock.now = 15_000;
+    f.fleet.tick(0);
+    assert.equal(one(f.sink).body?.metadata?.resourceVersion, '7');
+  });
+
+  it('start phase: nodes registered together first renew together, one interval later (the quantised bursts)', () => {
+    const f = setup(100, 'start', () => assert.fail('the start phase draws no random phase'));
+    registerAll(f);
+    const times = renewalTimes(f, 20_000);
+    assert.equal(times.size, 100);
+    for (const [name, t] of times) assert.deepEqual(t, [10_000, 20_000], name);
+  });
+
   it('registers, then renews every quarter lease duration with the resourceVersion of its last write', () => {
     const f = setup();
     register(f);
