@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { SUSPECT_CHUNK } from '../../src/controller/node-lifecycle/adaptive-detection.js';
 import { defaultDetectionConfig, type DetectionConfig } from '../../src/controller/node-lifecycle/detector.js';
 import { FLAPPING_TAINT_KEY } from '../../src/controller/node-lifecycle/flap-damper.js';
 import { VerdictInputSchema } from '../../src/core/verdict-schema.js';
@@ -74,6 +75,35 @@ describe('Suspect', () => {
     await runUntil(h, 45_000);
     assert.equal(suspectOf(h, 'n1'), undefined);
     assert.deepEqual(h.verdicts.written, []);
+  });
+});
+
+describe('Suspect writes in chunks', () => {
+  it('a pass that doubts more nodes than a chunk hands each chunk its verdicts before writing the next', async () => {
+    const h = detecting();
+    const n = 2 * SUSPECT_CHUNK + 10;
+    for (let i = 0; i < n; i++) h.addNode(`n${String(i).padStart(4, '0')}`, { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 15_000);
+    assert.equal(h.statusWrites(), 0, 'silent 15 s: nobody is Suspect yet');
+    const create = h.verdicts.create.bind(h.verdicts);
+    let writesAtFirstVerdict: number | undefined;
+    h.verdicts.create = (v) => {
+      writesAtFirstVerdict ??= h.statusWrites();
+      return create(v);
+    };
+    await runUntil(h, 20_000);
+    assert.equal(h.statusWrites(), n, 'one Suspect write per node, in the same pass');
+    for (let i = 0; i < n; i++) assert.equal(suspectOf(h, `n${String(i).padStart(4, '0')}`), 'True');
+    assert.ok(writesAtFirstVerdict !== undefined, 'verdicts went to the sink during the pass');
+    assert.ok(
+      writesAtFirstVerdict <= SUSPECT_CHUNK,
+      `the first verdict went out after ${writesAtFirstVerdict} writes, not after the whole pass (${n})`,
+    );
+    // Paced verdicts: every node gets exactly one Suspect verdict once the pacer has let them all out.
+    await runUntil(h, 45_000);
+    assert.equal(h.verdicts.of(undefined, 'Suspect').length, n);
+    assert.equal(new Set(h.verdicts.of(undefined, 'Suspect').map((v) => v.node)).size, n);
   });
 });
 

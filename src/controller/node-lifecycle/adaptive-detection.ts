@@ -19,7 +19,7 @@ import type { NodeLifecycleMetrics } from './metrics.js';
 import type { KnownNodes } from './known-nodes.js';
 import type { NodeRecord } from './node-record.js';
 import type { NodeOverlay } from './own-writes.js';
-import { isSuspect, suspectChange, withSuspect, type SuspectChange } from './suspect.js';
+import { isSuspect, suspectChange, withSuspect } from './suspect.js';
 import { hasTaint, swapTaints, taintName, writeTaints } from './taints.js';
 import { formatSeconds } from './verdict-evidence.js';
 import type { VerdictRecorder } from './verdict-recorder.js';
@@ -45,9 +45,27 @@ function seen(det: NodeDetection, node: Node): void {
   det.seenFlapping = hasTaint(node.spec.taints, FLAPPING_NO_SCHEDULE);
 }
 
+/**
+ * Suspect writes made (and their verdicts handed to the pacer) per chunk of a pass
+ * (docs/node-lifecycle.md#suspect-writes-in-chunks).
+ */
+export const SUSPECT_CHUNK = 512;
+
+/** One Suspect write a pass decided: what its condition and verdict are built from, at write time. */
+interface SuspectWork {
+  rec: NodeRecord;
+  node: Node;
+  det: NodeDetection;
+  want: boolean;
+  silentMs: number;
+  /** `det.suspectAfterMs` and whether phi decided, as `learn` saw them. */
+  afterMs: number;
+  phi: boolean;
+}
+
 /** The writes one pass decided, made after its taints (`apply`). */
 interface Work {
-  suspect: Array<{ rec: NodeRecord; node: Node; change: SuspectChange; det: NodeDetection; silentMs: number }>;
+  suspect: SuspectWork[];
   flaps: Array<{ rec: NodeRecord; node: Node; action: Exclude<FlapAction, undefined> }>;
 }
 
@@ -105,10 +123,17 @@ export class AdaptiveDetection {
       const want = det.suspectAfterMs !== undefined && silentMs > det.suspectAfterMs;
       if (rec.counted) suspectByZone.set(rec.zone, (suspectByZone.get(rec.zone) ?? 0) + (want ? 1 : 0));
       // A restarted controller gives a fresh grace, which proves nothing: Suspect goes only at an observed renewal.
-      if (want !== det.seenSuspect && (want || det.renewed)) {
-        const change = suspectChange(rec.name, want, silentMs, det.suspectAfterMs ?? 0, det.phi !== undefined);
-        work.suspect.push({ rec, node, change, det, silentMs });
-      }
+      // Only what the write needs: its message is built when it is made (a cold start decides 100k of them).
+      if (want !== det.seenSuspect && (want || det.renewed))
+        work.suspect.push({
+          rec,
+          node,
+          det,
+          want,
+          silentMs,
+          afterMs: det.suspectAfterMs ?? 0,
+          phi: det.phi !== undefined,
+        });
       if (det.seenFlapping && !this.#damper.watching(rec.name)) this.#damper.adopt(rec.name, now);
       if (!this.#damper.watching(rec.name)) continue;
       const action = this.#damper.action(rec.name, det.seenFlapping, rec.passStatus === 'True', now);
@@ -119,20 +144,33 @@ export class AdaptiveDetection {
     return work;
   }
 
-  /** Makes the writes `learn` decided, drafting a verdict for each that went through. */
+  /**
+   * Makes the writes `learn` decided, drafting a verdict for each that went through. Suspect writes go in chunks of
+   * SUSPECT_CHUNK (docs/node-lifecycle.md#suspect-writes-in-chunks): after each, its verdicts go to the pacer and our
+   * copies of the chunk before are dropped once the cache has them, so a pass that doubts every node of a cold
+   * start holds one chunk of each, not 100k.
+   */
   async apply(work: Work): Promise<void> {
-    const { nodeWorkers } = this.#deps.config;
-    await mapLimit(work.suspect, nodeWorkers, (w) => this.#writeSuspect(w));
-    await mapLimit(work.flaps, nodeWorkers, (w) => this.#writeFlapping(w.rec, w.node, w.action));
+    const { config, verdicts, writes } = this.#deps;
+    let previous: SuspectWork[] = [];
+    for (let from = 0; from < work.suspect.length; from += SUSPECT_CHUNK) {
+      const chunk = work.suspect.slice(from, from + SUSPECT_CHUNK);
+      await mapLimit(chunk, config.nodeWorkers, (w) => this.#writeSuspect(w));
+      verdicts.resolve();
+      writes.prune(previous.map((w) => w.rec.name));
+      previous = chunk;
+    }
+    await mapLimit(work.flaps, config.nodeWorkers, (w) => this.#writeFlapping(w.rec, w.node, w.action));
   }
 
   forget(name: string): void {
     this.#damper.forget(name);
   }
 
-  async #writeSuspect(w: Work['suspect'][number]): Promise<void> {
+  async #writeSuspect(w: SuspectWork): Promise<void> {
     const { client, clock, writes, log, verdicts } = this.#deps;
-    const { rec, node, change, det } = w;
+    const { rec, node, det } = w;
+    const change = suspectChange(rec.name, w.want, w.silentMs, w.afterMs, w.phi);
     let written: Node;
     try {
       written = await client.nodes.updateStatus({

@@ -18,6 +18,8 @@ export interface NodeOverlay {
   freshen(listed: Node): Node;
   /** `freshen` over the whole sorted list (the same array when nothing is laid over it). */
   overlay(nodes: readonly Node[]): readonly Node[];
+  /** Drops our copies of these nodes that the cache has caught up with (what `freshen` would drop). */
+  prune(names: readonly string[]): void;
 }
 
 /**
@@ -63,6 +65,19 @@ export class OwnWrites implements NodeOverlay {
     if (rv(mine) > rv(listed)) return mine;
     this.#written.delete(name);
     return listed;
+  }
+
+  /**
+   * Drops our copies of `names` once the cache holds them (or no longer holds the node), as `freshen` would at the
+   * next pass: between passes a burst of writes would otherwise keep a second copy of every node it wrote.
+   */
+  prune(names: readonly string[]): void {
+    for (const name of names) {
+      const mine = this.#written.get(name);
+      if (mine === undefined) continue;
+      const cached = this.#nodes.get(name);
+      if (cached === undefined || rv(mine) <= rv(cached)) this.#written.delete(name);
+    }
   }
 
   /** `freshen` over a whole list: the same array when none of our writes is pending, else a fresh copy. */

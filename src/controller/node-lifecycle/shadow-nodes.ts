@@ -69,6 +69,9 @@ export class ShadowNodes implements NodeOverlay {
     this.#shadows.delete(name);
   }
 
+  /** Nothing is remembered (above), so nothing is pruned; a shadow lives as long as the controller knows the node. */
+  prune(): void {}
+
   get(name: string): Node | undefined {
     const cached = this.#cache.get(name);
     if (!cached) {
