@@ -38,8 +38,8 @@ export async function openTestStore(options: Partial<SqliteStoreOptions> = {}): 
 }
 
 /** The contract factory for SQLite: compaction up to the current revision, fake time for bookmarks. */
-export async function sqliteBackend(options: Partial<SqliteStoreOptions> = {}): Promise<ContractBackend> {
-  const t = await openTestStore(options);
+export async function sqliteBackend(): Promise<ContractBackend> {
+  const t = await openTestStore();
   return {
     store: t.store,
     cleanup: t.cleanup,

@@ -52,8 +52,7 @@ describe('sqlite store hot paths', () => {
 
 describe('sqlite list of many objects', () => {
   it('parses in chunks yet stays one revision: a write made meanwhile is neither listed nor below it', async () => {
-    // fsync inside COMMIT: the write is answered at its commit, so its answer tells when it committed.
-    const t = await openTestStore({ syncWalOffLoop: false });
+    const t = await openTestStore();
     await Promise.all(
       Array.from({ length: 4500 }, (_, i) => t.store.create('nodes', node(`n${String(i).padStart(4, '0')}`))),
     );

@@ -11,17 +11,14 @@ import { collectUntil, lease, nextWithin, node, rv, touched } from './fixtures.j
 import { openTestStore, sqliteBackend, tempDir } from './sqlite-harness.js';
 import { runStoreContract } from './store-contract.js';
 
-runStoreContract('sqlite', () => sqliteBackend());
-// The same contract with SQLite's own fsync inside COMMIT instead of the group commit's sync on the thread pool.
-runStoreContract('sqlite, fsync inside COMMIT', () => sqliteBackend({ syncWalOffLoop: false }));
+runStoreContract('sqlite', sqliteBackend);
 
 describe('sqlite migrations', () => {
   it('a fresh database is migrated to the newest schema; reopening applies nothing again', async () => {
     const t = await openTestStore();
     assert.equal(t.store.database.pragma('user_version', { simple: true }), 3);
     assert.equal(t.store.database.pragma('journal_mode', { simple: true }), 'wal');
-    // NORMAL: the group commit syncs the WAL itself before it answers (sqlite-wal-sync.test.ts).
-    assert.equal(t.store.database.pragma('synchronous', { simple: true }), 1, 'synchronous=NORMAL');
+    assert.equal(t.store.database.pragma('synchronous', { simple: true }), 2, 'synchronous=FULL');
     const n = await t.store.create('nodes', node('a'));
     await t.store.close();
     const again = await openSqliteStore({ path: t.path, clock: t.clock });

@@ -62,8 +62,8 @@ export function checkIntegrity(db: Database.Database, path: string, options: Ope
 
 /**
  * Opens the database with the settings durability depends on: WAL with synchronous=FULL makes every
- * committed transaction fsynced before COMMIT returns (the store switches to NORMAL when its group commit syncs
- * the WAL itself, group-commit.ts), so a SIGKILL or power cut loses nothing that was acknowledged. busy_timeout covers a backup tool or sqlite3 shell holding a lock for a moment. A damaged
+ * committed transaction fsynced before the write resolves, so a SIGKILL or power cut loses nothing that
+ * was acknowledged. busy_timeout covers a backup tool or sqlite3 shell holding a lock for a moment. A damaged
  * file (quick_check, or SQLite refusing it) is DatabaseDamagedError, which says what to do.
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Database.Database {

@@ -25,14 +25,13 @@ import { RecentObjects } from './recent-objects.js';
 import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { sqliteWatch } from './sqlite-watch.js';
-import { FileWalSyncer, type WalSyncer } from './wal-sync.js';
 import { ChangeEntry, type BatchResult, type PendingWrite, type WriteOp } from './write-batch.js';
 
 /** History kept DEFAULT_HISTORY_RETENTION_MS by default, compacted every DEFAULT_COMPACTION_INTERVAL_MS (1 s). */
 export interface SqliteStoreOptions extends StoreOptions {
   /** DB file; parent dir must exist. */
   path: string;
-  /** For the commit-latency / batch-size metrics: a batch's size and the time from its commit until it was answered. */
+  /** For the commit-latency / batch-size metrics. */
   onCommit?: (batchSize: number, durationMs: number) => void;
   /** Events a watcher may fall behind before it is ended (watchTooSlowError); default 10,000. */
   watchQueueCapacity?: number;
@@ -55,13 +54,6 @@ export interface SqliteStoreOptions extends StoreOptions {
   maxListSnapshots?: number;
   /** Copy the WAL into the database on a worker thread (checkpointer.ts); default true. */
   checkpointOnWorker?: boolean;
-  /**
-   * Sync the WAL on libuv's thread pool after each group commit instead of inside COMMIT on the event loop
-   * (group-commit.ts); default true. Either way a write is acknowledged only once it is on disk.
-   */
-  syncWalOffLoop?: boolean;
-  /** What syncs the WAL when syncWalOffLoop is on; default the `-wal` file's fdatasync (tests inject their own). */
-  walSyncer?: WalSyncer;
 }
 
 // Compaction and the WAL checkpoint after it (maintenance.ts): small, frequent passes keep each step short (at 10 s
@@ -92,7 +84,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 /**
  * The embedded Store: objects updated in place, one global revision, a change log for watch resumes.
  * Writes are group-committed (group-commit.ts): every write queued in one event-loop turn is applied in one
- * transaction, each with its own outcome, in call order, and answered once the transaction is on disk.
+ * fsynced transaction at setImmediate, each with its own outcome, in call order.
  */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
@@ -117,12 +109,8 @@ export class SqliteStore implements Store {
     upTo: number,
     limit: number,
   ) => ReturnType<ChangeLogReader['changes']>;
-  /** The newest committed revision (lists and gets read it). */
   #revision: number;
-  /** The newest revision published to watchers: committed and synced (watches start and bookmark from it). */
-  #published: number;
   #compacted: number;
-  readonly #syncer: WalSyncer | undefined;
   readonly #group: GroupCommit;
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -154,11 +142,7 @@ export class SqliteStore implements Store {
     const meta = this.#stmts.readMeta.get();
     if (!meta) throw new InternalError(`database ${this.path} has no meta row: it is not a shepherd database`);
     this.#revision = meta.revision;
-    this.#published = meta.revision;
     this.#compacted = meta.compacted_revision;
-    // The group commit makes a batch durable before it answers it; SQLite need not fsync inside COMMIT as well.
-    this.#syncer = options.syncWalOffLoop === false ? undefined : (options.walSyncer ?? new FileWalSyncer(this.path));
-    if (this.#syncer !== undefined) db.pragma('synchronous = NORMAL');
     this.#group = new GroupCommit({
       db,
       stmts: this.#stmts,
@@ -166,10 +150,8 @@ export class SqliteStore implements Store {
       clock: this.#clock,
       log: this.#log,
       health: this.#health,
-      syncer: this.#syncer,
       revision: () => this.#revision,
       committed: (batch, result) => this.#committed(batch, result),
-      settle: (batch, result, failure) => this.#settle(batch, result, failure),
       onCommit: options.onCommit,
     });
     this.#lists = new PagedLists(
@@ -262,8 +244,7 @@ export class SqliteStore implements Store {
           this.#withJson(new ChangeEntry(r, row.type, row.revision, row.value)),
         ),
       compactedRevision: () => this.#compacted,
-      // Not #revision: changes committed but not yet synced reach watchers through the hub once they are.
-      currentRevision: () => this.#published,
+      currentRevision: () => this.#revision,
       closed: () => this.#closed,
     };
     return sqliteWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
@@ -303,8 +284,7 @@ export class SqliteStore implements Store {
     const due =
       upToRevision ??
       Math.min(this.#stmts.newestChangeBefore.get(cutoff) ?? 0, this.#compacted + MAX_COMPACTION_REVISIONS);
-    // Not past what watchers were sent: a watch starting at the published revision must find its history.
-    const target = Math.min(due, this.#published);
+    const target = Math.min(due, this.#revision);
     if (target <= this.#compacted) return this.#compacted;
     const deleted = compactChangeLog(this.#db, this.#stmts, target, this.#deltaWindow);
     this.#compacted = target;
@@ -336,9 +316,8 @@ export class SqliteStore implements Store {
 
   async #close(): Promise<void> {
     this.#hub.endAll();
-    const settled = this.#group.close();
+    this.#group.close();
     this.#closed = true;
-    await settled;
     await this.#maintenance.stop();
     this.#lists.closeAll();
     try {
@@ -346,7 +325,6 @@ export class SqliteStore implements Store {
     } catch (err) {
       this.#log.warn({ err }, 'final WAL checkpoint failed; the next open recovers from the WAL');
     }
-    this.#syncer?.close();
     this.#db.close();
   }
 
@@ -354,39 +332,30 @@ export class SqliteStore implements Store {
     return this.#group.enqueue(op);
   }
 
-  /** Right after the transaction: the revision, list snapshots, delta bases and recent objects follow the rows. */
+  /**
+   * Right after the transaction, in one synchronous step: the revision, list snapshots, delta bases and recent
+   * objects follow the rows; then the changes are published and each write answered (successes carry the JSON text
+   * already built).
+   */
   #committed(batch: PendingWrite[], result: BatchResult): void {
     this.#revision = result.revision;
     for (const change of result.changes) this.#lists.noteWrite(change.resource, change.revision);
     this.#bases.commit(result.staged);
-    let c = 0;
-    result.outcomes.forEach((o, i) => {
-      const w = batch[i];
-      if (!o.ok || w === undefined) return;
-      const change = result.changes[c++];
-      if (w.op === 'delete' || change === undefined) this.#recent.delete(w.resource, w.key);
-      else this.#recent.set(w.resource, w.key, change.json);
-    });
-  }
-
-  /**
-   * Once the batch is on disk (or its sync failed: `failure`): publishes its changes, then answers each write
-   * (successes carry the JSON text already built). Published either way: reads already show the rows.
-   */
-  #settle(batch: PendingWrite[], result: BatchResult, failure: Error | undefined): void {
     this.#hub.newBatch();
     for (const change of result.changes) {
       if (this.#hub.hasSubscribers(change.resource)) this.#hub.publish(change.resource, this.#withJson(change));
     }
-    this.#published = result.revision;
     let c = 0;
     result.outcomes.forEach((o, i) => {
-      if (!o.ok) return batch[i]?.reject(o.error);
+      const w = batch[i];
+      if (w === undefined) return;
+      if (!o.ok) return w.reject(o.error);
       // Outcomes that succeeded are exactly the changes, in order: change c is this write's JSON.
-      const json = result.changes[c++]?.json;
-      if (failure !== undefined) return batch[i]?.reject(failure);
-      if (json !== undefined) this.#encoded.record(o.object, json);
-      return batch[i]?.resolve(o.object);
+      const change = result.changes[c++];
+      if (w.op === 'delete' || change === undefined) this.#recent.delete(w.resource, w.key);
+      else this.#recent.set(w.resource, w.key, change.json);
+      if (change !== undefined) this.#encoded.record(o.object, change.json);
+      return w.resolve(o.object);
     });
   }
 
@@ -412,7 +381,6 @@ export class SqliteStore implements Store {
       const meta = this.#stmts.readMeta.get();
       if (meta) this.#stmts.setRevision.run(meta.revision);
     })();
-    this.#syncer?.syncNow();
   }
 
   #assertOpen(): void {

@@ -21,7 +21,6 @@ export interface WatchSource {
   /** Logged changes of `resource` with after < revision <= upTo, oldest first, at most `limit`. */
   readChanges(resource: Resource, after: number, upTo: number, limit: number): ChangeEntry[];
   compactedRevision(): number;
-  /** The newest revision published to the hub: every change up to it was published (in revision order). */
   currentRevision(): number;
   /** True once the store closed: a watch first iterated after that ends at once. */
   closed(): boolean;
@@ -29,8 +28,8 @@ export interface WatchSource {
 
 /**
  * Every change of `resource` after `from`: a replay from the change log, then live events from the fan-out.
- * The hand-over is race-free because we subscribe before noting the newest published revision and reading the
- * replay (changes are published in revision order, so everything above that revision lands in the subscription and
+ * The hand-over is race-free because we subscribe before noting the newest revision and reading the replay
+ * (commits publish synchronously, so everything above that revision lands in the subscription and
  * everything up to it is in the log); live events not above the last delivered revision are dropped.
  * Its batch path hands out a replay chunk or everything a wake-up found queued as one array.
  */
@@ -125,7 +124,7 @@ async function* liveBatches(
     }
     const idle = clock.monotonic() - lastYield;
     if (idle >= progressIntervalMs) {
-      // The queue is empty and changes publish in order: every change up to the published revision is out.
+      // The queue is empty and commits publish synchronously: every change up to the current revision is out.
       yield [{ type: 'BOOKMARK', revision: Math.max(src.currentRevision(), sent.last) }];
       lastYield = clock.monotonic();
       continue;

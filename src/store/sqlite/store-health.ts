@@ -6,14 +6,12 @@ import { isCorruption } from './database.js';
  * Whether the SQLite store still works, for /readyz: corruption (SQLITE_CORRUPT, SQLITE_NOTADB) makes it unready
  * until a restart, which checks the file again; an I/O error (SQLITE_IOERR_*) until a commit succeeds or the probe,
  * a write that changes nothing, does. Errors that leave reads working (SQLITE_FULL, SQLITE_READONLY, SQLITE_BUSY)
- * do not count: every write already answers 503 saying why. A failed fsync of the WAL (group-commit.ts) makes it
- * unready until a restart: Linux may drop the pages it could not write and report the next fsync as a success.
+ * do not count: every write already answers 503 saying why.
  */
 export class StoreHealth {
   readonly #path: string;
   readonly #probe: () => void;
   #damaged: Error | undefined;
-  #lost: Error | undefined;
   #ioError: Error | undefined;
 
   constructor(path: string, probe: () => void) {
@@ -24,10 +22,6 @@ export class StoreHealth {
   failed(err: unknown): void {
     if (isCorruption(err)) this.#damaged ??= err as Error;
     else if (err instanceof Database.SqliteError && err.code.startsWith('SQLITE_IOERR')) this.#ioError = err;
-  }
-
-  lostDurability(err: Error): void {
-    this.#lost ??= err;
   }
 
   succeeded(): void {
@@ -42,7 +36,6 @@ export class StoreHealth {
         { cause: this.#damaged },
       );
     }
-    if (this.#lost !== undefined) throw this.#lost;
     if (this.#ioError === undefined) return;
     try {
       this.#probe();
