@@ -27,11 +27,9 @@ export interface MaintenanceOptions {
 /**
  * The store's periodic upkeep: every interval of the store's clock, compaction on the event loop (small passes:
  * sqlite-store.ts bounds them), then a WAL checkpoint. The worker copies the WAL (the long part: at 2,000
- * renewals/s several MB a second, copied and the database file fsynced). When it copied every frame, SQLite's next
- * commit restarts the WAL from its beginning (the file keeps its size, at most journal_size_limit after a restart).
- * Only when it could not (a reader held frames, or the worker is off) does the event loop checkpoint: TRUNCATE, which
- * resets the WAL file to zero bytes, or with writes waiting or a list snapshot open (a reader TRUNCATE would wait for,
- * on the event loop) PASSIVE: it never waits.
+ * renewals/s several MB a second, copied and the database file fsynced); then, on the event loop, TRUNCATE resets
+ * the WAL file to zero bytes, which costs only the frames written since the worker's pass. With writes waiting or
+ * a list snapshot open (a reader TRUNCATE would wait for, on the event loop) PASSIVE instead: it never waits.
  */
 export class StoreMaintenance {
   readonly #deps: MaintenanceDeps;
@@ -80,10 +78,7 @@ export class StoreMaintenance {
     const { db, log } = this.#deps;
     if (this.#checkpointer !== undefined) {
       try {
-        const pass = await this.#checkpointer.run();
-        // Everything copied: the next commit starts the WAL over from its beginning by itself, and a checkpoint on
-        // the event loop would only stall it (a TRUNCATE's fsyncs held a 20,000-node fleet's loop 45 ms a second).
-        if (!pass.busy && pass.checkpointedFrames >= pass.logFrames) return;
+        await this.#checkpointer.run();
       } catch (err) {
         if (this.#stop.signal.aborted) return;
         log.warn({ err }, 'the WAL checkpoint worker failed; checkpointing on the event loop from now on');
