@@ -36,9 +36,15 @@ export class GroupCommit {
   #queue: PendingWrite[] = [];
   #scheduled: NodeJS.Immediate | undefined;
   #closed = false;
+  readonly #apply: (batch: PendingWrite[], revision: number, now: number) => BatchResult;
 
   constructor(deps: GroupCommitDeps) {
     this.#deps = deps;
+    const { db, stmts, bases } = deps;
+    // Built once: better-sqlite3's transaction() makes a new wrapper (four variants) on every call.
+    this.#apply = db.transaction((batch: PendingWrite[], revision: number, now: number) =>
+      applyBatch({ stmts, bases }, batch, revision, now),
+    );
   }
 
   /** Writes queued and not yet committed (maintenance's TRUNCATE waits for a quiet moment). */
@@ -66,11 +72,11 @@ export class GroupCommit {
     const batch = this.#queue;
     if (batch.length === 0) return;
     this.#queue = [];
-    const { db, stmts, bases, clock, health, log } = this.#deps;
+    const { clock, health, log } = this.#deps;
     const started = clock.monotonic();
     let result: BatchResult;
     try {
-      result = db.transaction(() => applyBatch({ stmts, bases }, batch, this.#deps.revision(), clock.now()))();
+      result = this.#apply(batch, this.#deps.revision(), clock.now());
     } catch (err) {
       const failure = storageError(err);
       health.failed(err);
