@@ -130,29 +130,37 @@ describe('RecentObjects', () => {
     assert.equal(big.get('leases', 'k19999'), 19999);
   });
 
-  it('matches a plain list model through random sets, rewrites, oversized values and deletes', () => {
+  it('matches a plain list model through random sets, rewrites, oversized values and deletes, over two resources', () => {
     let seed = 11;
     const rnd = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
     const r = new RecentObjects<string>(8, 60, (v) => v.length);
-    let model: Array<[string, string]> = []; // oldest first
-    const bytes = (): number => model.reduce((a, [, v]) => a + v.length, 0);
+    const resources = ['leases', 'nodes'];
+    // The same key under two resources is two entries sharing one bound.
+    let model: Array<[string, string, string]> = []; // oldest first: resource, key, value
+    const bytes = (): number => model.reduce((a, [, , v]) => a + v.length, 0);
+    const other = ([res, k]: [string, string, string], resource: string, key: string): boolean =>
+      res !== resource || k !== key;
     for (let i = 0; i < 5000; i++) {
+      const resource = resources[rnd(2)] as string;
       const key = `k${rnd(12)}`;
       if (rnd(5) === 0) {
-        r.delete('leases', key);
-        model = model.filter(([k]) => k !== key);
+        r.delete(resource, key);
+        model = model.filter((e) => other(e, resource, key));
       } else {
         const value = 'v'.repeat(rnd(70));
-        r.set('leases', key, value);
-        model = model.filter(([k]) => k !== key);
-        if (value.length <= 60) model.push([key, value]);
+        r.set(resource, key, value);
+        model = model.filter((e) => other(e, resource, key));
+        if (value.length <= 60) model.push([resource, key, value]);
         while (model.length > 8 || bytes() > 60) model.shift();
       }
       assert.equal(r.size, model.length, `size after op ${i}`);
       assert.equal(r.bytes, bytes(), `bytes after op ${i}`);
     }
-    for (let k = 0; k < 12; k++) {
-      assert.equal(r.get('leases', `k${k}`), model.find(([m]) => m === `k${k}`)?.[1]);
+    for (const resource of resources) {
+      for (let k = 0; k < 12; k++) {
+        const want = model.find(([res, m]) => res === resource && m === `k${k}`)?.[2];
+        assert.equal(r.get(resource, `k${k}`), want);
+      }
     }
   });
 });
