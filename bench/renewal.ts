@@ -1,6 +1,9 @@
 // Benchmark 1 (BENCHMARKS.md): durable lease renewals on the real server vs a no-op fastify PUT route,
 // the same load generator, same connections, in one run. Prints a Markdown table for BENCHMARKS.md.
-//   npm run bench:renewal -- [--runs 3] [--duration 10] [--connections 50] [--leases 1000] [--not-ready-nodes]
+//   npm run bench:renewal -- [--runs 3] [--duration 10] [--connections 50] [--leases 1000] [--not-ready-nodes] [--floor]
+// --floor commit[,pool,none]: more targets, bench/durable-floor-server.ts (the no-op route plus the least durable
+// SQLite write, with its fsync where --sync says), so the table shows how much of the gap any store on fastify +
+// SQLite pays and how much is shepherd's own.
 // --not-ready-nodes: every lease gets a Node with Ready=Unknown, so every renewal answers with the
 // shepherd-node-ready header (docs/node-lifecycle.md#agent-heal): that path's worst case.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +20,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     leases: { type: 'string', default: '1000' },
     'not-ready-nodes': { type: 'boolean', default: false },
+    floor: { type: 'string', default: '' },
   },
 });
 const notReadyNodes = values['not-ready-nodes'] === true;
@@ -66,12 +70,26 @@ async function measure(s: Spawned, leases: { name: string; rv: string }[]): Prom
 const dir = mkdtempSync(join(tmpdir(), 'shepherd-bench-'));
 const noop: Measured[] = [];
 const real: Measured[] = [];
+const floors = new Map<string, Measured[]>(
+  values.floor === '' ? [] : values.floor.split(',').map((mode) => [mode, [] as Measured[]]),
+);
+const targets = ['noop', ...[...floors.keys()].map((mode) => `floor:${mode}`), 'real'];
+const results = (which: string): Measured[] =>
+  which === 'noop' ? noop : which === 'real' ? real : (floors.get(which.slice('floor:'.length)) as Measured[]);
 const startedOn = machine();
 try {
   for (let r = 0; r < runs; r++) {
-    // Alternate which one goes first so drift on this noisy machine hits both.
-    for (const which of r % 2 === 0 ? ['noop', 'real'] : ['real', 'noop']) {
-      if (which === 'noop') {
+    // Rotate which one goes first so drift on this noisy machine hits them all.
+    for (const which of [...targets.slice(r % targets.length), ...targets.slice(0, r % targets.length)]) {
+      if (which.startsWith('floor:')) {
+        const mode = which.slice('floor:'.length);
+        const db = join(dir, `floor-${mode}-${r}.db`);
+        const args = ['--import', 'tsx', 'bench/durable-floor-server.ts', '--db', db, '--leases', String(nLeases)];
+        const s = await spawnListening([...args, '--sync', mode], 'durable floor server');
+        const leases = Array.from({ length: nLeases }, (_, i) => ({ name: `bench-node-${i}`, rv: '1' }));
+        results(which).push(await measure(s, leases));
+        await s.stop();
+      } else if (which === 'noop') {
         const s = await spawnListening(['--import', 'tsx', 'bench/noop-server.ts'], 'noop server');
         const leases = Array.from({ length: nLeases }, (_, i) => ({ name: `bench-node-${i}`, rv: '1' }));
         noop.push(await measure(s, leases));
@@ -98,7 +116,7 @@ try {
         real.push(await measure(s, leases));
         await s.stop();
       }
-      const last = (which === 'noop' ? noop : real).at(-1) as Measured;
+      const last = results(which).at(-1) as Measured;
       process.stderr.write(
         `run ${r + 1} ${which}: ${last.rps.toFixed(0)} req/s p50 ${last.p50} ms p99 ${last.p99} ms errors ${last.errors} non-2xx ${last.non2xx}\n`,
       );
@@ -119,7 +137,17 @@ console.log(
 );
 console.log('|---|---|---|---|---|---|---|---|');
 console.log(row('no-op fastify PUT (baseline)', noop));
+const FLOOR_NAMES: Record<string, string> = {
+  commit: 'floor: no-op route + one UPDATE, group commit, fsync in COMMIT',
+  pool: 'floor: the same, fdatasync of the WAL on the thread pool',
+  none: 'floor: the same, no fsync (not durable)',
+};
+for (const [mode, xs] of floors) console.log(row(FLOOR_NAMES[mode] ?? `floor: --sync ${mode}`, xs));
 console.log(row('shepherd PUT /api/v1/leases/{name} (durable)', real));
 console.log(
   `\nthroughput ratio ${(m(real, 'rps') / m(noop, 'rps')).toFixed(2)} (target ≥ 0.80); p99 ratio ${(m(real, 'p99') / Math.max(1, m(noop, 'p99'))).toFixed(2)} (target ≤ 2)`,
 );
+for (const [mode, xs] of floors)
+  console.log(
+    `floor (--sync ${mode}) / no-op ${(m(xs, 'rps') / m(noop, 'rps')).toFixed(2)}; shepherd / that floor ${(m(real, 'rps') / m(xs, 'rps')).toFixed(2)}`,
+  );
