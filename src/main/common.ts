@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger as PinoLogger } from 'pino';
-import { HttpApiClient, readTokenFile } from '../client/http-client.js';
+import { readTokenFile } from '../client/connection-settings.js';
+import { HttpApiClient } from '../client/http-client.js';
 import { systemClock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { systemRandom } from '../core/random.js';

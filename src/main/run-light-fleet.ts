@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { parseAddress, readTokenFile } from '../client/http-client.js';
+import { parseAddress, readTokenFile } from '../client/connection-settings.js';
 import { systemClock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { parseChaosCommand, parseStopFlag } from '../fleet/chaos-commands.js';

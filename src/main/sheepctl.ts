@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import type { ApiClient } from '../client/api-client.js';
-import { HttpApiClient, readTokenFile } from '../client/http-client.js';
+import { readTokenFile } from '../client/connection-settings.js';
+import { HttpApiClient } from '../client/http-client.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { OutStream } from '../cli/cli-context.js';
 import { colourEnabled } from '../cli/colour.js';

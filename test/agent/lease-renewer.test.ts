@@ -5,7 +5,7 @@ import { InternalError, TooManyRequestsError } from '../../src/core/errors.js';
 import type { Lease } from '../../src/core/lease.js';
 import { recordingLogger, type RecordedLine } from '../../src/core/logger.js';
 import type { Random } from '../../src/core/random.js';
-import type { Op } from '../support/fake-api-client.js';
+import type { Op } from '../support/fake-api-store.js';
 import { fakes, fixedRandom, unreachable } from './agent-fixtures.js';
 
 function setup(random: Random = fixedRandom(0)) {

@@ -5,7 +5,7 @@ import { StatusReporter } from '../../src/agent/status-reporter.js';
 import { recordingLogger } from '../../src/core/logger.js';
 import type { Node } from '../../src/core/node.js';
 import type { Random } from '../../src/core/random.js';
-import type { Op } from '../support/fake-api-client.js';
+import type { Op } from '../support/fake-api-store.js';
 import { agentConfig, FakeHost, fakes, fixedRandom, unreachable } from './agent-fixtures.js';
 
 const MIN = 60_000;

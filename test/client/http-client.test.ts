@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
   ConflictError,
@@ -14,7 +11,7 @@ import {
 } from '../../src/core/errors.js';
 import { recordingLogger } from '../../src/core/logger.js';
 import { seededRandom } from '../../src/core/random.js';
-import { HttpApiClient, parseAddress, readTokenFile, type HttpClientOptions } from '../../src/client/http-client.js';
+import { HttpApiClient, type HttpClientOptions } from '../../src/client/http-client.js';
 import { eventually } from '../support/eventually.js';
 import { FakeHttpServer } from '../support/fake-http-server.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -36,35 +33,6 @@ async function deadAddress(): Promise<string> {
   await s.close();
   return address;
 }
-
-describe('parseAddress', () => {
-  const ok: Array<[string, string]> = [
-    ['localhost:9876', 'http://localhost:9876/'],
-    ['127.0.0.1:80', 'http://127.0.0.1/'],
-    ['[::1]:9876', 'http://[::1]:9876/'],
-    ['https://shepherd.example:9443', 'https://shepherd.example:9443/'],
-    ['http://10.0.0.1:9876/prefix', 'http://10.0.0.1:9876/prefix'],
-  ];
-  for (const [input, want] of ok) it(`accepts ${input}`, () => assert.equal(parseAddress(input).href, want));
-  for (const bad of ['', 'localhost', 'localhost:99999', 'ftp://x:21', 'http//x:1', 'a b:1']) {
-    it(`rejects ${JSON.stringify(bad)} with a message naming the fix`, () =>
-      assert.throws(() => parseAddress(bad), /address|URL|host:port/));
-  }
-});
-
-describe('readTokenFile', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'shepherd-token-'));
-  it('returns the trimmed token', () => {
-    writeFileSync(join(dir, 't'), '  s3cret\n');
-    assert.equal(readTokenFile(join(dir, 't')), 's3cret');
-  });
-  it('names a missing file', () =>
-    assert.throws(() => readTokenFile(join(dir, 'nope')), /cannot read the token file .*nope.*ENOENT/));
-  it('rejects an empty file', () => {
-    writeFileSync(join(dir, 'empty'), ' \n');
-    assert.throws(() => readTokenFile(join(dir, 'empty')), /is empty/);
-  });
-});
 
 describe('HttpApiClient', () => {
   let server: FakeHttpServer;

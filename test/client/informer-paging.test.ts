@@ -6,7 +6,8 @@ import type { Lease } from '../../src/core/lease.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { seededRandom } from '../../src/core/random.js';
 import { eventually } from '../support/eventually.js';
-import { FakeApiClient, type Call } from '../support/fake-api-client.js';
+import { FakeApiClient } from '../support/fake-api-client.js';
+import type { Call } from '../support/fake-api-store.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 const name = (i: number): string => `n-${String(i).padStart(4, '0')}`;

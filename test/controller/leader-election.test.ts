@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  LEADER_ELECTION_LEASE_NAME,
   runLeaderElection,
   validateLeaderElectionConfig,
   type LeaderElectionConfig,
 } from '../../src/controller/leader-election.js';
+import { LEADER_ELECTION_LEASE_NAME } from '../../src/controller/leader-elector.js';
 import { InvalidError, ServiceUnavailableError } from '../../src/core/errors.js';
 import type { Lease } from '../../src/core/lease.js';
 import { silentLogger } from '../../src/core/logger.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HttpApiClient } from '../../src/client/http-client.js';
 import type { WatchEvent } from '../../src/client/api-client.js';
-import { LEADER_ELECTION_LEASE_NAME } from '../../src/controller/leader-election.js';
+import { LEADER_ELECTION_LEASE_NAME } from '../../src/controller/leader-elector.js';
 import { SYSTEM_NAMESPACE, type Lease } from '../../src/core/lease.js';
 import type { Node } from '../../src/core/node.js';
 import { startEtcd, type TestEtcd } from '../support/etcd.js';

@@ -1,7 +1,7 @@
-import type { ZoneCounts } from '../fleet.js';
 import type { PipelineHandler } from './http-pipeline.js';
 import { type LightNodeIdentity, type RenewParts, type RequestWriter, resourceVersionIn } from './light-requests.js';
 import type { LatencyHistogram } from '../latency-histogram.js';
+import { LightNodeTable, RUNNING } from './light-node-table.js';
 import type { LightStats } from './light-stats.js';
 import { TimerWheel } from './timer-wheel.js';
 
@@ -12,10 +12,6 @@ const STATUS = 2;
 const LEASE_CREATE = 3;
 const LEASE_GET = 4;
 const RENEW = 5;
-
-const STOPPED = 0;
-const QUEUED = 1;
-const RUNNING = 2;
 
 const RETRY_MS = 1000;
 /** Ticket bits in a wheel entry: entry = index × TICKETS + ticket. */
@@ -58,63 +54,44 @@ export interface LightFleetDeps {
  * (create or adopt the node, create or adopt the lease, post status, then renew at the node's phase and every
  * quarter lease duration after, with the lease's last resourceVersion, re-reading it only after a Conflict), and
  * every answer arrives through one handler (PipelineHandler), so a renewal allocates a request string and nothing
- * per node lives in a promise or a closure. Chaos controls stop and start nodes as in agent mode.
+ * per node lives in a promise or a closure. Which nodes run, and the chaos controls that stop and start them as in
+ * agent mode, are the node table's (light-node-table.ts).
  */
-export class LightFleet implements PipelineHandler {
-  readonly nodes: LightNodeIdentity[] = [];
+export class LightFleet extends LightNodeTable implements PipelineHandler {
   readonly #deps: LightFleetDeps;
   readonly #intervalMs: number;
   readonly #statusMs: number;
   readonly #randomPhase: boolean;
   readonly #random: () => number;
-  readonly #byName = new Map<string, LightNodeIdentity>();
-  readonly #byZone = new Map<string, LightNodeIdentity[]>();
-  readonly #state: Uint8Array;
   readonly #gen: Uint8Array;
-  readonly #ticket: Uint16Array;
   readonly #nextOp: Uint8Array;
   readonly #dueAt: Float64Array;
   readonly #statusDueAt: Float64Array;
   readonly #statusBusy: Uint8Array;
   readonly #leaseRv: string[];
   readonly #nodeRv: string[];
-  readonly #renew: Array<RenewParts | undefined>;
   readonly #readySince: string[];
   readonly #wheel: TimerWheel;
   #sink: RequestSink | undefined;
-  #startQueue: number[] = [];
-  #startHead = 0;
   #now = 0;
   /** The wall-clock time of this tick, written into renewals and status posts. */
   #wall = '';
 
   constructor(config: LightFleetConfig, deps: LightFleetDeps) {
+    super(config.zones, config.prefix);
     this.#deps = deps;
     this.#intervalMs = config.leaseDurationSeconds * 250; // a quarter (src/agent/lease-renewer.ts)
     this.#statusMs = config.statusReportMs;
     this.#randomPhase = config.renewPhase === 'random';
     this.#random = deps.random ?? Math.random;
-    for (const z of config.zones) {
-      const members: LightNodeIdentity[] = [];
-      for (let i = 0; i < z.nodes; i++) {
-        const n = { name: `${config.prefix}-${z.name}-${i}`, zone: z.name, index: this.nodes.length };
-        members.push(n);
-        this.nodes.push(n);
-        this.#byName.set(n.name, n);
-      }
-      this.#byZone.set(z.name, members);
-    }
     const n = this.nodes.length;
-    this.#state = new Uint8Array(n);
     this.#gen = new Uint8Array(n);
-    this.#ticket = new Uint16Array(n);
     this.#nextOp = new Uint8Array(n);
     this.#dueAt = new Float64Array(n);
     this.#statusDueAt = new Float64Array(n);
     this.#statusBusy = new Uint8Array(n);
     this.#leaseRv = new Array<string>(n).fill('');
     this.#nodeRv = new Array<string>(n).fill('');
-    this.#renew = new Array<RenewParts | undefined>(n).fill(undefined);
     this.#readySince = new Array<string>(n).fill('');
     this.#wheel = new TimerWheel(10, this.#intervalMs + RETRY_MS, deps.monotonic());
   }
@@ -128,96 +105,13 @@ export class LightFleet implements PipelineHandler {
     return this.#intervalMs;
   }
 
-  zoneNames(): string[] {
-    return [...this.#byZone.keys()];
-  }
-
-  get(name: string): LightNodeIdentity | undefined {
-    return this.#byName.get(name);
-  }
-
-  zone(zone: string): LightNodeIdentity[] {
-    const members = this.#byZone.get(zone);
-    if (members === undefined)
-      throw new Error(`no zone "${zone}" in this fleet; zones are ${this.zoneNames().join(', ')}`);
-    return members;
-  }
-
-  isRunning(name: string): boolean {
-    const n = this.#byName.get(name);
-    return n !== undefined && this.#state[n.index] === RUNNING;
-  }
-
-  /** Nodes that hold their lease and renew it: what the expected renewal rate is counted from. */
-  renewing(): number {
-    let k = 0;
-    for (let i = 0; i < this.nodes.length; i++) if (this.#state[i] === RUNNING && this.#renew[i]) k++;
-    return k;
-  }
-
-  startNodes(nodes: readonly LightNodeIdentity[]): number {
-    let k = 0;
-    for (const n of nodes) {
-      if (this.#state[n.index] !== STOPPED) continue;
-      this.#state[n.index] = QUEUED;
-      this.#startQueue.push(n.index);
-      k++;
-    }
-    return k;
-  }
-
-  stopNodes(nodes: readonly LightNodeIdentity[]): number {
-    let k = 0;
-    for (const n of nodes) {
-      if (this.#state[n.index] === STOPPED) continue;
-      this.#state[n.index] = STOPPED;
-      this.#renew[n.index] = undefined;
-      this.#ticket[n.index] = (this.#ticket[n.index] as number) + 1; // its wheel entry is void
-      k++;
-    }
-    return k;
-  }
-
-  stopFraction(zone: string, fraction: number): LightNodeIdentity[] {
-    const members = this.zone(zone);
-    const target = Math.round(fraction * members.length);
-    const already = members.filter((m) => this.#state[m.index] === STOPPED).length;
-    const victims = members.filter((m) => this.#state[m.index] !== STOPPED).slice(0, Math.max(0, target - already));
-    this.stopNodes(victims);
-    return victims;
-  }
-
-  resumeFraction(zone: string, fraction = 1): LightNodeIdentity[] {
-    const members = this.zone(zone);
-    const chosen = members
-      .filter((m) => this.#state[m.index] === STOPPED)
-      .slice(0, Math.round(fraction * members.length));
-    this.startNodes(chosen);
-    return chosen;
-  }
-
-  counts(): ZoneCounts[] {
-    return [...this.#byZone].map(([zone, members]) => {
-      let running = 0;
-      let queued = 0;
-      for (const m of members) {
-        const s = this.#state[m.index];
-        if (s === RUNNING) running++;
-        else if (s === QUEUED) queued++;
-      }
-      return { zone, nodes: members.length, running, queued, stopped: members.length - running - queued };
-    });
-  }
-
   /** One turn of the fleet: start up to `starts` queued nodes, then send whatever the wheel says is due. */
   tick(starts: number): void {
     this.#now = this.#deps.monotonic();
     this.#wall = this.#deps.wallTime();
-    for (let k = 0; k < starts && this.#startHead < this.#startQueue.length;) {
-      const i = this.#startQueue[this.#startHead++] as number;
-      if (this.#state[i] !== QUEUED) continue;
-      k++;
-      this.#state[i] = RUNNING;
+    for (let k = 0; k < starts; k++) {
+      const i = this.takeStart();
+      if (i < 0) break;
       this.#gen[i] = (this.#gen[i] as number) + 1;
       this.#readySince[i] = this.#wall;
       this.#statusDueAt[i] = 0;
@@ -225,25 +119,16 @@ export class LightFleet implements PipelineHandler {
       this.#deps.onStart?.((this.nodes[i] as LightNodeIdentity).name);
       this.#send(i, NODE_CREATE);
     }
-    if (this.#startHead === this.#startQueue.length) {
-      this.#startQueue = [];
-      this.#startHead = 0;
-    }
     this.#wheel.advance(this.#now, this.#fire);
-  }
-
-  /** Queued starts not yet sent. */
-  get queuedStarts(): number {
-    return this.#startQueue.length - this.#startHead;
   }
 
   readonly #fire = (entry: number): void => {
     const i = Math.floor(entry / TICKETS);
-    if (entry % TICKETS !== this.#ticket[i] || this.#state[i] !== RUNNING) return;
+    if (entry % TICKETS !== this.ticket[i] || this.state[i] !== RUNNING) return;
     const due = this.#dueAt[i] as number;
     if (due > this.#now) return this.#wheel.add(entry, due);
     const op = this.#nextOp[i] as number;
-    if (op === RENEW && this.#renew[i] === undefined) return;
+    if (op === RENEW && this.renew[i] === undefined) return;
     if (op === RENEW && (this.#statusDueAt[i] as number) <= this.#now && this.#statusBusy[i] === 0) {
       this.#statusBusy[i] = 1;
       this.#send(i, STATUS);
@@ -257,8 +142,8 @@ export class LightFleet implements PipelineHandler {
   }
 
   #schedule(i: number, op: number, at: number): void {
-    const ticket = ((this.#ticket[i] as number) + 1) % TICKETS;
-    this.#ticket[i] = ticket;
+    const ticket = ((this.ticket[i] as number) + 1) % TICKETS;
+    this.ticket[i] = ticket;
     this.#nextOp[i] = op;
     this.#dueAt[i] = at;
     this.#wheel.add(i * TICKETS + ticket, at);
@@ -285,7 +170,7 @@ export class LightFleet implements PipelineHandler {
         text = w.getLease(n);
         break;
       default:
-        text = w.renew(n, this.#renew[i] as RenewParts, this.#leaseRv[i] as string, this.#wall);
+        text = w.renew(n, this.renew[i] as RenewParts, this.#leaseRv[i] as string, this.#wall);
     }
     this.#deps.stats.window.requests.requests++;
     this.#deps.stats.total.requests.requests++;
@@ -295,7 +180,7 @@ export class LightFleet implements PipelineHandler {
   onResponse(tag: number, status: number, buf: Buffer, start: number, end: number, sentAt: number): void {
     const op = tag % 8;
     const i = Math.floor(tag / 2048);
-    if (this.#state[i] !== RUNNING || Math.floor(tag / 8) % 256 !== this.#gen[i]) return; // from a stopped run
+    if (this.state[i] !== RUNNING || Math.floor(tag / 8) % 256 !== this.#gen[i]) return; // from a stopped run
     this.#now = this.#deps.monotonic();
     const ms = this.#now - sentAt;
     const { window, total } = this.#deps.stats;
@@ -306,7 +191,7 @@ export class LightFleet implements PipelineHandler {
       total.requests.conflicts++;
     }
     const ok = status >= 200 && status < 300;
-    const registered = this.#renew[i] !== undefined;
+    const registered = this.renew[i] !== undefined;
     switch (op) {
       case NODE_CREATE:
         if (ok) this.#nodeRv[i] = resourceVersionIn(buf, start, end) ?? '';
@@ -332,7 +217,7 @@ export class LightFleet implements PipelineHandler {
         if (ok) {
           this.#leaseRv[i] = resourceVersionIn(buf, start, end) ?? '';
           if (registered) return this.#send(i, RENEW); // re-read after a Conflict: renew now
-          this.#renew[i] = this.#deps.writer.renewParts(this.nodes[i] as LightNodeIdentity, this.#wall);
+          this.renew[i] = this.#deps.writer.renewParts(this.nodes[i] as LightNodeIdentity, this.#wall);
           this.#statusBusy[i] = 1;
           this.#send(i, STATUS);
           return this.#schedule(i, RENEW, sentAt + this.#firstRenewalMs());
@@ -357,7 +242,7 @@ export class LightFleet implements PipelineHandler {
 
   onFailure(tag: number, reason: string): void {
     const i = Math.floor(tag / 2048);
-    if (this.#state[i] !== RUNNING || Math.floor(tag / 8) % 256 !== this.#gen[i]) return;
+    if (this.state[i] !== RUNNING || Math.floor(tag / 8) % 256 !== this.#gen[i]) return;
     this.#now = this.#deps.monotonic();
     this.#failed(i, tag % 8, reason);
   }
@@ -368,7 +253,7 @@ export class LightFleet implements PipelineHandler {
    */
   #failed(i: number, op: number, reason: string): void {
     this.#error(reason);
-    const statusPath = op === STATUS || (op === NODE_GET && this.#renew[i] !== undefined);
+    const statusPath = op === STATUS || (op === NODE_GET && this.renew[i] !== undefined);
     if (statusPath) this.#statusBusy[i] = 0;
     else this.#schedule(i, op, this.#now + RETRY_MS);
   }
@@ -376,8 +261,8 @@ export class LightFleet implements PipelineHandler {
   /** The node or its lease was deleted under us: register again from scratch, as a restarted agent would. */
   #restart(i: number): void {
     this.#gen[i] = (this.#gen[i] as number) + 1; // answers still on their way belong to the old run
-    this.#ticket[i] = (this.#ticket[i] as number) + 1;
-    this.#renew[i] = undefined;
+    this.ticket[i] = (this.ticket[i] as number) + 1;
+    this.renew[i] = undefined;
     this.#statusBusy[i] = 0;
     this.#statusDueAt[i] = 0;
     this.#send(i, NODE_CREATE);

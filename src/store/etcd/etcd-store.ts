@@ -1,13 +1,7 @@
-import { Etcd3, type IRequestOp, type ITxnResponse } from 'etcd3';
+import { Etcd3 } from 'etcd3';
 import { systemClock, type Clock } from '../../core/clock.js';
-import {
-  AlreadyExistsError,
-  ConflictError,
-  invalidContinueError,
-  NotFoundError,
-  storeClosedError,
-} from '../../core/errors.js';
-import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
+import { ConflictError, invalidContinueError, NotFoundError, storeClosedError } from '../../core/errors.js';
+import type { AnyObject, Resource, ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import { EncodedJson } from '../encoded-json.js';
@@ -22,17 +16,10 @@ import {
   type StoreOptions,
   type WatchOptions,
 } from '../store.js';
-import {
-  decodeKv,
-  decodeObject,
-  encodeObject,
-  EtcdKeys,
-  pagedRangeError,
-  prefixRangeEnd,
-  storageError,
-} from './etcd-codec.js';
+import { decodeKv, decodeObject, EtcdKeys, pagedRangeError, prefixRangeEnd, storageError } from './etcd-codec.js';
 import { runCompactor } from './etcd-compactor.js';
 import { etcdWatch } from './etcd-watch.js';
+import { createObject, deleteObject, updateObject, type EtcdWriteTarget, type StoredValue } from './etcd-writes.js';
 
 /** Compaction every 60 s by default; history is kept at least DEFAULT_HISTORY_RETENTION_MS (shorter is raised). */
 export interface EtcdStoreOptions extends StoreOptions {
@@ -48,12 +35,6 @@ export interface EtcdStoreOptions extends StoreOptions {
 
 const DEFAULT_RECENT_OBJECTS = 20_000;
 const DEFAULT_RECENT_OBJECTS_BYTES = 32 * 1024 * 1024;
-
-/** An object as etcd holds it: the stored bytes and the revision that wrote them (its resourceVersion). */
-interface StoredValue {
-  value: Buffer;
-  revision: string;
-}
 
 const DEFAULT_COMPACTION_INTERVAL_MS = 60_000;
 
@@ -74,6 +55,7 @@ export async function openEtcdStore(options: EtcdStoreOptions): Promise<EtcdStor
  * Store on etcd, the way the kube-apiserver uses it: resourceVersion = mod_revision, list revision = header
  * revision, compare-and-swap by transactions on mod_revision, watch by etcd watch. etcd's revision is global
  * over every key, so writes under other prefixes bump it too: revisions increase strictly but not densely.
+ * The writes' transactions are in etcd-writes.ts.
  */
 export class EtcdStore implements Store {
   readonly kind = 'etcd';
@@ -96,6 +78,7 @@ export class EtcdStore implements Store {
    * so it is only ever used under a compare-and-swap on its own revision, which fails if it is stale.
    */
   readonly #recent: RecentObjects<StoredValue>;
+  readonly #writes: EtcdWriteTarget;
 
   /** Use openEtcdStore, which also checks the connection and starts compaction. */
   constructor(options: EtcdStoreOptions) {
@@ -110,6 +93,12 @@ export class EtcdStore implements Store {
       DEFAULT_RECENT_OBJECTS_BYTES,
       (v) => v.value.length,
     );
+    this.#writes = {
+      keys: this.#keys,
+      recent: this.#recent,
+      txn: (compare, success, failure) => this.#call(() => this.#client.kv.txn({ compare, success, failure })),
+      handOut: (obj) => this.#handOut(obj),
+    };
   }
 
   get prefix(): string {
@@ -190,72 +179,24 @@ export class EtcdStore implements Store {
     return { items, revision, continueFrom: { key: last.key.toString('utf8').slice(kind.length), revision } };
   }
 
-  async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
-    const key = this.#keys.object(resource, keyOf(resource, obj));
-    const value = encodeObject(obj);
-    const res = await this.#txn(
-      [{ key, target: 'Create', result: 'Equal', create_revision: 0 }],
-      [{ request_put: { key, value } }],
-      [],
-    );
-    if (!res.succeeded) throw new AlreadyExistsError(resource, obj.metadata.name);
-    return this.#written(resource, obj, value, res.header.revision);
+  create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
+    return createObject(this.#writes, resource, obj);
   }
 
-  async update<R extends Resource>(
+  update<R extends Resource>(
     resource: R,
     obj: ResourceTypes[R],
     expectedResourceVersion: string,
   ): Promise<ResourceTypes[R]> {
-    const key = this.#keys.object(resource, keyOf(resource, obj));
-    const value = encodeObject(obj);
-    const expected = /^\d+$/.test(expectedResourceVersion) ? expectedResourceVersion : '-1';
-    const res = await this.#txn(
-      // Create > 0 as well: an absent key has mod_revision 0, and "expected 0" must not create it.
-      [
-        { key, target: 'Create', result: 'Greater', create_revision: 0 },
-        { key, target: 'Mod', result: 'Equal', mod_revision: expected },
-      ],
-      [{ request_put: { key, value } }],
-      [{ request_range: { key, keys_only: true } }],
-    );
-    if (!res.succeeded) {
-      this.#recent.delete(resource, keyOf(resource, obj));
-      throw this.#casFailure(resource, obj.metadata.name, res);
-    }
-    return this.#written(resource, obj, value, res.header.revision);
+    return updateObject(this.#writes, resource, obj, expectedResourceVersion);
   }
 
-  async delete<R extends Resource>(
+  delete<R extends Resource>(
     resource: R,
     key: string,
     options: { expectedResourceVersion?: string } = {},
   ): Promise<ResourceTypes[R]> {
-    const k = this.#keys.object(resource, key);
-    const expected = options.expectedResourceVersion;
-    const compare =
-      expected === undefined
-        ? [{ key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 }]
-        : [
-            { key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 },
-            {
-              key: k,
-              target: 'Mod' as const,
-              result: 'Equal' as const,
-              mod_revision: /^\d+$/.test(expected) ? expected : '-1',
-            },
-          ];
-    const res = await this.#txn(
-      compare,
-      [{ request_delete_range: { key: k, prev_kv: true } }],
-      [{ request_range: { key: k, keys_only: true } }],
-    );
-    this.#recent.delete(resource, key);
-    if (!res.succeeded) throw this.#casFailure(resource, splitObjectKey(key).name, res);
-    const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
-    if (!prev) throw new NotFoundError(resource, splitObjectKey(key).name);
-    // The last state, stamped with the deletion's revision (what a watcher sees in the DELETED event).
-    return this.#handOut(decodeObject<ResourceTypes[R]>(prev.value, res.header.revision));
+    return deleteObject(this.#writes, resource, key, options);
   }
 
   watch<R extends Resource>(
@@ -333,28 +274,10 @@ export class EtcdStore implements Store {
     this.#client.close();
   }
 
-  #written<R extends Resource>(resource: R, obj: ResourceTypes[R], value: Buffer, revision: string): ResourceTypes[R] {
-    this.#recent.set(resource, keyOf(resource, obj), { value, revision });
-    return this.#handOut(withRevision(obj, revision));
-  }
-
   /** Every object this store returns or streams passes here, so `encodedJson` knows it. */
   #handOut<T extends AnyObject>(obj: T): T {
     this.#encoded.recordLazily(obj);
     return obj;
-  }
-
-  #casFailure(resource: Resource, name: string, res: ITxnResponse): Error {
-    const exists = (res.responses[0]?.response_range.count ?? '0') !== '0';
-    return exists ? new ConflictError(resource, name) : new NotFoundError(resource, name);
-  }
-
-  #txn(
-    compare: NonNullable<Parameters<Etcd3['kv']['txn']>[0]['compare']>,
-    success: IRequestOp[],
-    failure: IRequestOp[],
-  ): Promise<ITxnResponse> {
-    return this.#call(() => this.#client.kv.txn({ compare, success, failure }));
   }
 
   /** Runs one etcd call, mapping transport failures to ServiceUnavailable; close() waits for it. */
@@ -372,8 +295,4 @@ export class EtcdStore implements Store {
   #assertOpen(): void {
     if (this.#closed) throw storeClosedError();
   }
-}
-
-function withRevision<T extends AnyObject>(obj: T, revision: string): T {
-  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
 }
