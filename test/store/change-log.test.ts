@@ -3,14 +3,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { AnyObject } from '../../src/core/kinds.js';
 import type { Lease } from '../../src/core/lease.js';
-import {
-  applyPatch,
-  decodeSegment,
-  DeltaBases,
-  diffObjects,
-  encodeSegment,
-  type LogRecord,
-} from '../../src/store/sqlite/change-log.js';
+import { decodeSegment, DeltaBases, encodeSegment, type LogRecord } from '../../src/store/sqlite/change-log.js';
+import { applyPatch, diffObjects } from '../../src/store/sqlite/change-log-patch.js';
 import type { Pod } from '../../src/core/pod.js';
 import { deployment, lease, nextWithin, node, pod, rv, verdict } from './fixtures.js';
 import { openTestStore } from './sqlite-harness.js';
