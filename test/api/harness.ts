@@ -9,7 +9,8 @@ import { buildServer, type ApiServer } from '../../src/api/build-server.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import type { ServerTimeouts } from '../../src/api/server-options.js';
 import { Registry } from '../../src/registry/registry.js';
-import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/sqlite-store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { SqliteStoreOptions } from '../../src/store/sqlite/sqlite-store-options.js';
 import { FakeClock } from '../support/fake-clock.js';
 import type { JsonObject } from '../support/json.js';
 

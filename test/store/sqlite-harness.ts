@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_LIST_SNAPSHOT_TTL_MS } from '../../src/store/sqlite/list-snapshots.js';
-import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite/sqlite-store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { SqliteStoreOptions } from '../../src/store/sqlite/sqlite-store-options.js';
 import { FakeClock } from '../support/fake-clock.js';
 import type { ContractBackend } from './store-contract.js';
 

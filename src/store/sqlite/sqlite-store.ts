@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { InternalError, NotFoundError, storeClosedError } from '../../core/errors.js';
-import { keyOf, type AnyObject, type Resource, type ResourceTypes } from '../../core/kinds.js';
+import { keyOf, type Resource, type ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import {
@@ -11,64 +11,29 @@ import {
   type ListResult,
   type Store,
   type StoreEvent,
-  type StoreOptions,
   type WatchOptions,
 } from '../store.js';
 import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
 import { checkpoint, compactChangeLog, databaseStats, openDatabase, type DatabaseStats } from './database.js';
 import { StoreMaintenance } from './maintenance.js';
+import { AfterCommit } from './after-commit.js';
 import { GroupCommit } from './group-commit.js';
 import { storageError, StoreHealth } from './store-health.js';
 import { PagedLists, parseRows } from './paged-lists.js';
 import { RecentObjects } from './recent-objects.js';
 import { ChangeLogReader, DELTA_WINDOW, DeltaBases } from './change-log.js';
 import { prepareStatements, type Statements } from './statements.js';
-import { sqliteWatch } from './sqlite-watch.js';
+import { sqliteWatch, type WatchSource } from './sqlite-watch.js';
 import { ChangeEntry, type BatchResult, type PendingWrite, type WriteOp } from './write-batch.js';
-
-/** History kept DEFAULT_HISTORY_RETENTION_MS by default, compacted every DEFAULT_COMPACTION_INTERVAL_MS (1 s). */
-export interface SqliteStoreOptions extends StoreOptions {
-  /** DB file; parent dir must exist. */
-  path: string;
-  /** For the commit-latency / batch-size metrics. */
-  onCommit?: (batchSize: number, durationMs: number) => void;
-  /** Events a watcher may fall behind before it is ended (watchTooSlowError); default 10,000. */
-  watchQueueCapacity?: number;
-  /** Where the .sql migrations are; default `migrations/` of the package. */
-  migrationsDir?: string;
-  /** `PRAGMA quick_check` on open for files up to this size (database.ts); default 512 MiB, 0 never. */
-  integrityCheckMaxBytes?: number;
-  /** Objects whose stored JSON is kept in memory for gets (recent-objects.ts); default 150,000, 0 disables. */
-  recentObjects?: number;
-  /** Bytes (JSON characters) that cache and the writer's delta bases may hold, each; default 32 MiB. */
-  recentObjectsBytes?: number;
-  /**
-   * How far back (revisions) a logged delta may refer for its base; compaction keeps that many revisions of
-   * segments beyond the compacted revision. Default DELTA_WINDOW (100,000); tests use small values.
-   */
-  deltaWindow?: number;
-  /** How long a paged list's snapshot waits for its next page; default DEFAULT_LIST_SNAPSHOT_TTL_MS (60 s). */
-  listSnapshotTtlMs?: number;
-  /** Paged lists held open at once; default DEFAULT_MAX_LIST_SNAPSHOTS (16). */
-  maxListSnapshots?: number;
-  /** Copy the WAL into the database on a worker thread (checkpointer.ts); default true. */
-  checkpointOnWorker?: boolean;
-}
-
-// Compaction and the WAL checkpoint after it (maintenance.ts): small, frequent passes keep each step short (at 10 s
-// a 20k-node fleet left ~40 MB of WAL per checkpoint and stalled renewals for seconds).
-const DEFAULT_COMPACTION_INTERVAL_MS = 1_000;
-/** Most revisions one compaction pass compacts; a backlog (after downtime) is worked off over several passes. */
-const MAX_COMPACTION_REVISIONS = 20_000;
-const DEFAULT_WATCH_QUEUE = 10_000;
-/**
- * Enough entries for the leases of a 100,000-node fleet (each renewal reads its lease first): an LRU smaller than
- * the set of keys renewed in a cycle hits nothing. The byte bound is what limits memory.
- */
-const DEFAULT_RECENT_OBJECTS = 150_000;
-/** ~80,000 leases (~0.4 KB) fit; nodes (~1.5 KB, written every few minutes) come and go; large objects do not stay. */
-const DEFAULT_RECENT_OBJECTS_BYTES = 32 * 1024 * 1024;
+import {
+  DEFAULT_COMPACTION_INTERVAL_MS,
+  DEFAULT_RECENT_OBJECTS,
+  DEFAULT_RECENT_OBJECTS_BYTES,
+  DEFAULT_WATCH_QUEUE,
+  MAX_COMPACTION_REVISIONS,
+  type SqliteStoreOptions,
+} from './sqlite-store-options.js';
 
 /** Opens (creating and migrating as needed) the database at `options.path` and starts compaction. */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
@@ -96,19 +61,13 @@ export class SqliteStore implements Store {
   readonly #retentionMs: number;
   readonly #hub = new WatchHub<ChangeEntry>((change) => change.bytes);
   readonly #encoded = new EncodedJson();
-  readonly #watchQueueCapacity: number;
-  readonly #watchQueueBytes: number;
   readonly #maintenance: StoreMaintenance;
   readonly #recent: RecentObjects;
-  readonly #bases: DeltaBases;
+  readonly #after: AfterCommit;
   readonly #deltaWindow: number;
   readonly #lists: PagedLists;
-  readonly #readChanges: (
-    resource: Resource,
-    after: number,
-    upTo: number,
-    limit: number,
-  ) => ReturnType<ChangeLogReader['changes']>;
+  /** What every watch reads from (sqlite-watch.ts). */
+  readonly #watchSource: WatchSource;
   #revision: number;
   #compacted: number;
   readonly #group: GroupCommit;
@@ -124,19 +83,17 @@ export class SqliteStore implements Store {
     this.#clock = options.clock ?? systemClock;
     this.#log = (options.log ?? silentLogger).child({ component: 'sqlite-store' });
     this.#retentionMs = options.historyRetentionMs ?? DEFAULT_HISTORY_RETENTION_MS;
-    this.#watchQueueCapacity = options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE;
-    this.#watchQueueBytes = options.maxWatchUnsentBytes ?? DEFAULT_MAX_WATCH_UNSENT_BYTES;
     const cache = {
       entries: options.recentObjects ?? DEFAULT_RECENT_OBJECTS,
       bytes: options.recentObjectsBytes ?? DEFAULT_RECENT_OBJECTS_BYTES,
     };
     this.#recent = new RecentObjects(cache.entries, cache.bytes, (json) => json.length);
     this.#deltaWindow = options.deltaWindow ?? DELTA_WINDOW;
-    this.#bases = new DeltaBases(cache, this.#deltaWindow);
+    const bases = new DeltaBases(cache, this.#deltaWindow);
     const reader = new ChangeLogReader(this.#stmts);
     // One read transaction per replay step: a segment and the bases its deltas refer to are read consistently.
     this.#health = new StoreHealth(this.path, () => this.#probe());
-    this.#readChanges = db.transaction((resource: Resource, after: number, upTo: number, limit: number) =>
+    const readChanges = db.transaction((resource: Resource, after: number, upTo: number, limit: number) =>
       reader.changes(resource, after, upTo, limit),
     );
     const meta = this.#stmts.readMeta.get();
@@ -146,7 +103,7 @@ export class SqliteStore implements Store {
     this.#group = new GroupCommit({
       db,
       stmts: this.#stmts,
-      bases: this.#bases,
+      bases,
       clock: this.#clock,
       log: this.#log,
       health: this.#health,
@@ -158,6 +115,26 @@ export class SqliteStore implements Store {
       { path: this.path, page: this.#stmts.page, clock: this.#clock, log: this.#log, revision: meta.revision },
       { ttlMs: options.listSnapshotTtlMs, max: options.maxListSnapshots },
     );
+    this.#after = new AfterCommit({
+      lists: this.#lists,
+      bases,
+      hub: this.#hub,
+      recent: this.#recent,
+      encoded: this.#encoded,
+    });
+    this.#watchSource = {
+      hub: this.#hub,
+      clock: this.#clock,
+      queueCapacity: options.watchQueueCapacity ?? DEFAULT_WATCH_QUEUE,
+      queueBytes: options.maxWatchUnsentBytes ?? DEFAULT_MAX_WATCH_UNSENT_BYTES,
+      readChanges: (r: Resource, after: number, upTo: number, limit: number) =>
+        this.#read(() => readChanges(r, after, upTo, limit)).map((row) =>
+          this.#after.withJson(new ChangeEntry(r, row.type, row.revision, row.value)),
+        ),
+      compactedRevision: () => this.#compacted,
+      currentRevision: () => this.#revision,
+      closed: () => this.#closed,
+    };
     this.#maintenance = new StoreMaintenance(
       {
         db,
@@ -206,7 +183,7 @@ export class SqliteStore implements Store {
   }
 
   async create<R extends Resource>(resource: R, obj: ResourceTypes[R]): Promise<ResourceTypes[R]> {
-    return this.#enqueue({ op: 'create', resource, key: keyOf(resource, obj), obj }) as Promise<ResourceTypes[R]>;
+    return this.#group.enqueue({ op: 'create', resource, key: keyOf(resource, obj), obj }) as Promise<ResourceTypes[R]>;
   }
 
   async update<R extends Resource>(
@@ -215,7 +192,7 @@ export class SqliteStore implements Store {
     expectedResourceVersion: string,
   ): Promise<ResourceTypes[R]> {
     const op: WriteOp = { op: 'update', resource, key: keyOf(resource, obj), obj, expected: expectedResourceVersion };
-    return this.#enqueue(op) as Promise<ResourceTypes[R]>;
+    return this.#group.enqueue(op) as Promise<ResourceTypes[R]>;
   }
 
   async delete<R extends Resource>(
@@ -223,7 +200,7 @@ export class SqliteStore implements Store {
     key: string,
     options: { expectedResourceVersion?: string } = {},
   ): Promise<ResourceTypes[R]> {
-    return this.#enqueue({ op: 'delete', resource, key, expected: options.expectedResourceVersion }) as Promise<
+    return this.#group.enqueue({ op: 'delete', resource, key, expected: options.expectedResourceVersion }) as Promise<
       ResourceTypes[R]
     >;
   }
@@ -234,20 +211,9 @@ export class SqliteStore implements Store {
     options: WatchOptions = {},
   ): AsyncIterable<StoreEvent<ResourceTypes[R]>> {
     if (this.#closed) return (async function* () {})();
-    const source = {
-      hub: this.#hub,
-      clock: this.#clock,
-      queueCapacity: this.#watchQueueCapacity,
-      queueBytes: this.#watchQueueBytes,
-      readChanges: (r: Resource, after: number, upTo: number, limit: number) =>
-        this.#read(() => this.#readChanges(r, after, upTo, limit)).map((row) =>
-          this.#withJson(new ChangeEntry(r, row.type, row.revision, row.value)),
-        ),
-      compactedRevision: () => this.#compacted,
-      currentRevision: () => this.#revision,
-      closed: () => this.#closed,
-    };
-    return sqliteWatch(source, resource, fromRevision, options) as AsyncIterable<StoreEvent<ResourceTypes[R]>>;
+    return sqliteWatch(this.#watchSource, resource, fromRevision, options) as AsyncIterable<
+      StoreEvent<ResourceTypes[R]>
+    >;
   }
 
   encodedJson(obj: object): string | undefined {
@@ -328,41 +294,10 @@ export class SqliteStore implements Store {
     this.#db.close();
   }
 
-  #enqueue(op: WriteOp): Promise<AnyObject> {
-    return this.#group.enqueue(op);
-  }
-
-  /**
-   * Right after the transaction, in one synchronous step: the revision, list snapshots, delta bases and recent
-   * objects follow the rows; then the changes are published and each write answered (successes carry the JSON text
-   * already built).
-   */
+  /** Right after the transaction, in one synchronous step: the revision, then everything after-commit.ts does. */
   #committed(batch: PendingWrite[], result: BatchResult): void {
     this.#revision = result.revision;
-    for (const change of result.changes) this.#lists.noteWrite(change.resource, change.revision);
-    this.#bases.commit(result.staged);
-    this.#hub.newBatch();
-    for (const change of result.changes) {
-      if (this.#hub.hasSubscribers(change.resource)) this.#hub.publish(change.resource, this.#withJson(change));
-    }
-    let c = 0;
-    result.outcomes.forEach((o, i) => {
-      const w = batch[i];
-      if (w === undefined) return;
-      if (!o.ok) return w.reject(o.error);
-      // Outcomes that succeeded are exactly the changes, in order: change c is this write's JSON.
-      const change = result.changes[c++];
-      if (w.op === 'delete' || change === undefined) this.#recent.delete(w.resource, w.key);
-      else this.#recent.set(w.resource, w.key, change.json);
-      if (change !== undefined) this.#encoded.record(o.object, change.json);
-      return w.resolve(o.object);
-    });
-  }
-
-  /** Parses a watched change once and records its JSON text, so watch streams can send it without serialising. */
-  #withJson(change: ChangeEntry): ChangeEntry {
-    this.#encoded.record(change.object, change.json);
-    return change;
+    this.#after.committed(batch, result);
   }
 
   #read<T>(fn: () => T): T {
