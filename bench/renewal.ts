@@ -4,6 +4,7 @@
 // --floor commit[,pool,none]: more targets, bench/durable-floor-server.ts (the no-op route plus the least durable
 // SQLite write, with its fsync where --sync says), so the table shows how much of the gap any store on fastify +
 // SQLite pays and how much is shepherd's own.
+// --variant="FLAGS" (repeatable; with "="): shepherd once more per run with these extra server flags, e.g. "--commit-gap 1ms".
 // --not-ready-nodes: every lease gets a Node with Ready=Unknown, so every renewal answers with the
 // shepherd-node-ready header (docs/node-lifecycle.md#agent-heal): that path's worst case.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     leases: { type: 'string', default: '1000' },
     'not-ready-nodes': { type: 'boolean', default: false },
     floor: { type: 'string', default: '' },
+    variant: { type: 'string', multiple: true, default: [] },
   },
 });
 const notReadyNodes = values['not-ready-nodes'] === true;
@@ -49,21 +51,36 @@ const connections = Number(values.connections);
 const nLeases = Number(values.leases);
 
 /** A load run plus where its CPU went: microseconds per request in the server's main thread, its other threads, and the load generator. */
-type Measured = LoadResult & { mainUs: number; otherUs: number; clientUs: number };
+type Measured = LoadResult & { mainUs: number; otherUs: number; clientUs: number; perCommit: number };
+
+/** shepherd's writes per commit so far (its batch-size histogram); NaN for a server without /metrics. */
+async function commitTotals(url: string): Promise<{ writes: number; commits: number }> {
+  const text = await fetch(`${url}/metrics`)
+    .then((res) => (res.ok ? res.text() : ''))
+    .catch(() => '');
+  const metric = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    writes: metric('shepherd_store_commit_batch_size_sum'),
+    commits: metric('shepherd_store_commit_batch_size_count'),
+  };
+}
 
 async function measure(s: Spawned, leases: { name: string; rv: string }[]): Promise<Measured> {
   const pid = s.child.pid as number;
+  const commitsBefore = await commitTotals(s.url);
   const before = threadCpu(pid);
   const client = process.cpuUsage();
   const r = await renewalLoad(s.url, leases, { connections, durationS });
   const used = process.cpuUsage(client);
   const after = threadCpu(pid);
+  const commitsAfter = await commitTotals(s.url);
   const per = (seconds: number): number => (seconds * 1e6) / Math.max(1, r.total);
   return {
     ...r,
     mainUs: per(after.mainS - before.mainS),
     otherUs: per(after.otherS - before.otherS),
     clientUs: per((used.user + used.system) / 1e6),
+    perCommit: (commitsAfter.writes - commitsBefore.writes) / (commitsAfter.commits - commitsBefore.commits),
   };
 }
 
@@ -73,9 +90,19 @@ const real: Measured[] = [];
 const floors = new Map<string, Measured[]>(
   values.floor === '' ? [] : values.floor.split(',').map((mode) => [mode, [] as Measured[]]),
 );
-const targets = ['noop', ...[...floors.keys()].map((mode) => `floor:${mode}`), 'real'];
-const results = (which: string): Measured[] =>
-  which === 'noop' ? noop : which === 'real' ? real : (floors.get(which.slice('floor:'.length)) as Measured[]);
+const variants = new Map<string, Measured[]>((values.variant ?? []).map((flags) => [flags, [] as Measured[]]));
+const targets = [
+  'noop',
+  ...[...floors.keys()].map((mode) => `floor:${mode}`),
+  'real',
+  ...[...variants.keys()].map((flags) => `variant:${flags}`),
+];
+const results = (which: string): Measured[] => {
+  if (which === 'noop') return noop;
+  if (which === 'real') return real;
+  if (which.startsWith('variant:')) return variants.get(which.slice('variant:'.length)) as Measured[];
+  return floors.get(which.slice('floor:'.length)) as Measured[];
+};
 const startedOn = machine();
 try {
   for (let r = 0; r < runs; r++) {
@@ -95,7 +122,8 @@ try {
         noop.push(await measure(s, leases));
         await s.stop();
       } else {
-        const db = join(dir, `run-${r}.db`);
+        const extra = which.startsWith('variant:') ? which.slice('variant:'.length).split(/\s+/).filter(Boolean) : [];
+        const db = join(dir, `run-${r}-${targets.indexOf(which)}.db`);
         const s = await spawnListening(
           [
             'bin/shepherd',
@@ -108,12 +136,13 @@ try {
             '--no-controller',
             '--log-level',
             'warn',
+            ...extra,
           ],
           'shepherd',
         );
         const leases = await createLeases(s.url, nLeases);
         if (notReadyNodes) await createNotReadyNodes(s.url, leases);
-        real.push(await measure(s, leases));
+        results(which).push(await measure(s, leases));
         await s.stop();
       }
       const last = results(which).at(-1) as Measured;
@@ -128,14 +157,15 @@ try {
 const m = (xs: Measured[], k: keyof Measured): number => median(xs.map((x) => x[k]));
 const row = (name: string, xs: Measured[]): string =>
   `| ${name} | ${m(xs, 'rps').toFixed(0)} | ${m(xs, 'p50')} | ${m(xs, 'p99')} | ${xs.reduce((a, x) => a + x.errors + x.non2xx, 0)} | ` +
-  `${m(xs, 'mainUs').toFixed(0)} | ${m(xs, 'otherUs').toFixed(0)} | ${m(xs, 'clientUs').toFixed(0)} |`;
+  `${m(xs, 'mainUs').toFixed(0)} | ${m(xs, 'otherUs').toFixed(0)} | ${m(xs, 'clientUs').toFixed(0)} | ` +
+  `${Number.isNaN(m(xs, 'perCommit')) ? '—' : m(xs, 'perCommit').toFixed(1)} |`;
 console.log(
   `Renewal benchmark: ${runs} runs × ${durationS}s, ${connections} keep-alive connections, ${nLeases} leases${notReadyNodes ? ' (each with a Ready=Unknown Node)' : ''}, medians; ${startedOn}\n`,
 );
 console.log(
-  '| target | req/s | p50 ms | p99 ms | errors + non-2xx | server main thread µs CPU/req | server other threads µs/req | load generator µs/req |',
+  '| target | req/s | p50 ms | p99 ms | errors + non-2xx | server main thread µs CPU/req | server other threads µs/req | load generator µs/req | writes per commit |',
 );
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|');
 console.log(row('no-op fastify PUT (baseline)', noop));
 const FLOOR_NAMES: Record<string, string> = {
   commit: 'floor: no-op route + one UPDATE, group commit, fsync in COMMIT',
@@ -144,9 +174,14 @@ const FLOOR_NAMES: Record<string, string> = {
 };
 for (const [mode, xs] of floors) console.log(row(FLOOR_NAMES[mode] ?? `floor: --sync ${mode}`, xs));
 console.log(row('shepherd PUT /api/v1/leases/{name} (durable)', real));
+for (const [flags, xs] of variants) console.log(row(`shepherd ${flags}`, xs));
 console.log(
   `\nthroughput ratio ${(m(real, 'rps') / m(noop, 'rps')).toFixed(2)} (target ≥ 0.80); p99 ratio ${(m(real, 'p99') / Math.max(1, m(noop, 'p99'))).toFixed(2)} (target ≤ 2)`,
 );
+for (const [flags, xs] of variants)
+  console.log(
+    `shepherd ${flags} / no-op ${(m(xs, 'rps') / m(noop, 'rps')).toFixed(2)}, p99 × ${(m(xs, 'p99') / Math.max(1, m(noop, 'p99'))).toFixed(2)}`,
+  );
 for (const [mode, xs] of floors)
   console.log(
     `floor (--sync ${mode}) / no-op ${(m(xs, 'rps') / m(noop, 'rps')).toFixed(2)}; shepherd / that floor ${(m(real, 'rps') / m(xs, 'rps')).toFixed(2)}`,
