@@ -2,7 +2,7 @@
 // p99 ≤ 100 ms and no node wrongly marked Unknown over the window, the simulator on the same machine.
 //   npm run bench:fleet -- [--nodes 10000,25000,50000] [--window 120] [--start-rate 800] [--settle 20]
 //                          [--simulator light|agent] [--renew-phase random|start] [--profile]
-//                          [--server-node-options="--max-semi-space-size=64"]
+//                          [--server-node-options="--max-semi-space-size=64"] [--server-flags="--commit-gap 2ms"]
 // Steps N up on a fresh server each time and stops at the first N that misses the target. The light simulator
 // (docs/fleet.md#light-mode) is the default: the full agents cost ~0.4 ms of CPU per renewal on the same cores.
 // Its nodes first renew at a random phase (--renew-phase random); `start` keeps the start pacing's bursts.
@@ -29,6 +29,8 @@ const { values } = parseArgs({
     'renew-phase': { type: 'string', default: 'random' },
     // Extra Node options for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a step.
     'server-node-options': { type: 'string', default: '' },
+    // Extra shepherd server flags, e.g. "--commit-gap 2ms".
+    'server-flags': { type: 'string', default: '' },
     // The server's main-thread time per renewal by layer, over each step's window (bench/profile-layers.ts).
     profile: { type: 'boolean', default: false },
   },
@@ -188,6 +190,7 @@ async function step(n: number, dir: string): Promise<StepResult> {
       join(dir, `fleet-${n}.db`),
       '--log-level',
       'warn',
+      ...values['server-flags'].split(' ').filter((a) => a !== ''),
     ],
     'shepherd',
   );
@@ -323,7 +326,7 @@ const best = results.filter((r) => r.ok).at(-1);
 const phase = results[0]?.totals.renewPhase;
 const simulator = `${values.simulator} simulator${phase === undefined ? '' : ` (${phase} renewal phase)`}`;
 console.log(
-  `Fleet capacity: default cadence (40 s leases, 10 s renewals), ${simulator}, ${values['start-rate']}/s starts, ${windowS} s window after ${settleS} s settle, simulator and server on one machine (${header})\n`,
+  `Fleet capacity: default cadence (40 s leases, 10 s renewals), ${simulator}, ${values['start-rate']}/s starts, ${windowS} s window after ${settleS} s settle, simulator and server on one machine${values['server-flags'] === '' ? '' : `, server flags ${values['server-flags']}`} (${header})\n`,
 );
 console.log(
   '| nodes | registration s | renewals/s (expected) | p50 ms | p99 ms (target ≤ 100) | max ms | server-side p50 / p99 ms | errors | wrongly Unknown (target 0) | server CPU (cores) | fleet CPU (cores) | fleet µs/renewal | server RSS MB | server loop delay p50/p99/max ms | server GC pauses in the window | store commits in the window | holds? |',
