@@ -2,7 +2,7 @@
 // p99 ≤ 100 ms and no node wrongly marked Unknown over the window, the simulator on the same machine.
 //   npm run bench:fleet -- [--nodes 10000,25000,50000] [--window 120] [--start-rate 800] [--settle 20]
 //                          [--simulator light|agent] [--renew-phase random|start] [--profile]
-//                          [--server-node-options="--max-semi-space-size=64"] [--server-flags="--commit-gap 2ms"]
+//                          [--server-node-options="--max-semi-space-size=64"] [--server-flags="--watch-history 10m"]
 // Steps N up on a fresh server each time and stops at the first N that misses the target. The light simulator
 // (docs/fleet.md#light-mode) is the default: the full agents cost ~0.4 ms of CPU per renewal on the same cores.
 // Its nodes first renew at a random phase (--renew-phase random); `start` keeps the start pacing's bursts.
@@ -29,7 +29,7 @@ const { values } = parseArgs({
     'renew-phase': { type: 'string', default: 'random' },
     // Extra Node options for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a step.
     'server-node-options': { type: 'string', default: '' },
-    // Extra shepherd server flags, e.g. "--commit-gap 2ms".
+    // Extra shepherd server flags, e.g. "--watch-history 10m".
     'server-flags': { type: 'string', default: '' },
     // The server's main-thread time per renewal by layer, over each step's window (bench/profile-layers.ts).
     profile: { type: 'boolean', default: false },

@@ -4,7 +4,7 @@
 // --floor commit[,pool,none]: more targets, bench/durable-floor-server.ts (the no-op route plus the least durable
 // SQLite write, with its fsync where --sync says), so the table shows how much of the gap any store on fastify +
 // SQLite pays and how much is shepherd's own.
-// --variant="FLAGS" (repeatable; with "="): shepherd once more per run with these extra server flags, e.g. "--commit-gap 1ms".
+// --variant="FLAGS" (repeatable; with "="): shepherd once more per run with these extra server flags, e.g. "--log-level info".
 // --not-ready-nodes: every lease gets a Node with Ready=Unknown, so every renewal answers with the
 // shepherd-node-ready header (docs/node-lifecycle.md#agent-heal): that path's worst case.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -59,14 +59,6 @@ export function addServerOptions(cmd: Command): void {
     )
     .addOption(
       new Option(
-        '--commit-gap <duration>',
-        'SQLite: after a commit of two or more writes, the next waits until this long after it, so writes that keep coming share one transaction and fsync (more throughput, up to this much more latency); 0 never waits, and a lone writer is never held',
-      )
-        .default(0, '0')
-        .argParser(durationFlag),
-    )
-    .addOption(
-      new Option(
         '--max-watch-unsent-bytes <size>',
         'a watch whose changes not yet sent to its client pass this size is ended with a 429 ERROR; the client resumes from its last resourceVersion',
       )

@@ -44,7 +44,6 @@ async function openStore(opts: Opts, log: Logger, metrics: ApiMetrics): Promise<
     historyRetentionMs: opts.watchHistory as number,
     maxWatchUnsentBytes: opts.maxWatchUnsentBytes as number,
     onCommit: metrics.recordCommit,
-    commitGapMs: opts.commitGap as number,
   });
   return { store, where: `db ${dbPath}` };
 }

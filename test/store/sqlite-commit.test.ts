@@ -38,36 +38,6 @@ describe('sqlite group commit', () => {
     await t.cleanup();
   });
 
-  it('with a commit gap, writes of later turns join one batch after a shared commit; a lone writer is not held', async () => {
-    const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
-    const run = async (commitGapMs: number): Promise<number[]> => {
-      const { commits, onCommit } = recordCommits();
-      const t = await openTestStore({ onCommit, commitGapMs });
-      await Promise.all([t.store.create('nodes', node('a')), t.store.create('nodes', node('b'))]);
-      // Three writes in three turns right after a batch of two.
-      const later: Promise<unknown>[] = [];
-      for (const name of ['c', 'd', 'e']) {
-        later.push(t.store.create('nodes', node(name)));
-        await nextTurn();
-      }
-      await Promise.all(later);
-      await t.cleanup();
-      return commits;
-    };
-    assert.deepEqual(await run(0), [2, 1, 1, 1], 'without a gap each turn commits on its own');
-    assert.deepEqual(await run(1_000), [2, 3], 'with one they share the next commit');
-    // A writer awaiting each write commits alone each time: a batch of one holds nothing back.
-    const { commits, onCommit } = recordCommits();
-    const t = await openTestStore({ onCommit, commitGapMs: 60_000 });
-    const writes = (async () => {
-      for (const name of ['s1', 's2', 's3']) await t.store.create('nodes', node(name));
-    })();
-    const held = new Promise<string>((r) => setTimeout(() => r('held'), 5_000).unref());
-    assert.equal(await Promise.race([writes.then(() => 'done'), held]), 'done');
-    assert.deepEqual(commits, [1, 1, 1]);
-    await t.cleanup();
-  });
-
   it('validates each write against what the earlier writes of the batch left', async () => {
     const { commits, onCommit } = recordCommits();
     const t = await openTestStore({ onCommit });

@@ -24,27 +24,17 @@ export interface GroupCommitDeps {
   committed(batch: PendingWrite[], result: BatchResult): void;
   /** For the commit-latency / batch-size metrics. */
   onCommit?: ((batchSize: number, durationMs: number) => void) | undefined;
-  /**
-   * After a commit of two or more writes, the next commit waits until this many ms after it ended (0: never
-   * waits). A commit's fixed costs (the transaction, its change-log segment and deflate, the fsync) are then shared
-   * by more writes when writers keep coming; a lone writer (batches of one) is never held.
-   */
-  minGapMs?: number | undefined;
 }
 
 /**
  * Group commit: every write queued in one event-loop turn is applied in one fsynced transaction at setImmediate,
- * each with its own outcome, in call order; with `minGapMs`, writes arriving soon after a shared commit wait for
- * the next one together. (Syncing the WAL on libuv's thread pool instead, with COMMIT at
+ * each with its own outcome, in call order. (Syncing the WAL on libuv's thread pool instead, with COMMIT at
  * `synchronous = NORMAL`, was measured and made a 25,000-node fleet's renewals slower here: BENCHMARKS.md section 23.)
  */
 export class GroupCommit {
   readonly #deps: GroupCommitDeps;
   #queue: PendingWrite[] = [];
   #scheduled: NodeJS.Immediate | undefined;
-  #delayed: NodeJS.Timeout | undefined;
-  /** performance.now() before which the next commit waits (minGapMs). */
-  #holdUntil = 0;
   #closed = false;
   readonly #apply: (batch: PendingWrite[], revision: number, now: number) => BatchResult;
 
@@ -66,25 +56,19 @@ export class GroupCommit {
     if (this.#closed) return Promise.reject(storeClosedError());
     return new Promise<AnyObject>((resolve, reject) => {
       this.#queue.push({ ...op, resolve, reject });
-      if (this.#scheduled !== undefined || this.#delayed !== undefined) return;
-      // Real time, not the store's clock: this only decides when a batch lands, never what it does.
-      const wait = this.#holdUntil - performance.now();
-      if (wait < 0.5) this.#scheduled = setImmediate(() => this.#commit());
-      else this.#delayed = setTimeout(() => this.#commit(), wait);
+      this.#scheduled ??= setImmediate(() => this.#commit());
     });
   }
 
   /** Commits what is queued and refuses later writes. */
   close(): void {
     if (this.#scheduled) clearImmediate(this.#scheduled);
-    if (this.#delayed) clearTimeout(this.#delayed);
     this.#commit();
     this.#closed = true;
   }
 
   #commit(): void {
     this.#scheduled = undefined;
-    this.#delayed = undefined;
     const batch = this.#queue;
     if (batch.length === 0) return;
     this.#queue = [];
@@ -101,8 +85,6 @@ export class GroupCommit {
       return;
     }
     health.succeeded();
-    const gap = this.#deps.minGapMs ?? 0;
-    if (gap > 0) this.#holdUntil = batch.length >= 2 ? performance.now() + gap : 0;
     this.#deps.committed(batch, result);
     try {
       this.#deps.onCommit?.(batch.length, clock.monotonic() - started);

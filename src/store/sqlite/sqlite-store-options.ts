@@ -25,11 +25,6 @@ export interface SqliteStoreOptions extends StoreOptions {
   listSnapshotTtlMs?: number;
   /** Paged lists held open at once; default DEFAULT_MAX_LIST_SNAPSHOTS (16). */
   maxListSnapshots?: number;
-  /**
-   * After a commit of two or more writes, the next waits until this many ms after it (group-commit.ts): bigger
-   * batches under load. Default 0: never waits.
-   */
-  commitGapMs?: number;
   /** Copy the WAL into the database on a worker thread (checkpointer.ts); default true. */
   checkpointOnWorker?: boolean;
 }

@@ -110,7 +110,6 @@ export class SqliteStore implements Store {
       revision: () => this.#revision,
       committed: (batch, result) => this.#committed(batch, result),
       onCommit: options.onCommit,
-      minGapMs: options.commitGapMs,
     });
     this.#lists = new PagedLists(
       { path: this.path, page: this.#stmts.page, clock: this.#clock, log: this.#log, revision: meta.revision },
