@@ -1,6 +1,6 @@
 import { parseTime, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { deleteEach, runPeriodicGc } from './periodic-gc.js';
+import { deleteEach, pickInPages, runPeriodicGc } from './periodic-gc.js';
 import type { Registry } from './registry.js';
 import { RevisionTimes } from './revision-times.js';
 
@@ -31,16 +31,17 @@ export async function collectExpiredEvents(
 ): Promise<number> {
   const now = clock.now();
   const cutoff = now - ttlMs;
-  const { items, resourceVersion } = await registry.events.list();
-  times.record(now, Number(resourceVersion));
+  // Everything the list holds was written by now (recorded before the list, so none is judged by a later time).
+  times.record(now, await registry.store.currentRevision());
   times.prune(cutoff);
+  const { refs } = await pickInPages(registry.store, 'events', (ev) => {
+    // Expired by its own lastTimestamp, or by the server's time of its last write (a client cannot date it ahead).
+    const writtenBy = times.writtenBy(Number(ev.metadata.resourceVersion));
+    return parseTime(ev.lastTimestamp) < cutoff || (writtenBy !== undefined && writtenBy < cutoff);
+  });
   return deleteEach(
-    items,
-    (ev) => {
-      // Expired by its own lastTimestamp, or by the server's time of its last write (a client cannot date it ahead).
-      const writtenBy = times.writtenBy(Number(ev.metadata.resourceVersion));
-      return parseTime(ev.lastTimestamp) < cutoff || (writtenBy !== undefined && writtenBy < cutoff);
-    },
+    refs,
+    () => true,
     (ev, rv) => registry.events.delete(ev.metadata.name, { expectedResourceVersion: rv }),
   );
 }

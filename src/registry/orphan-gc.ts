@@ -3,7 +3,7 @@ import type { Logger } from '../core/logger.js';
 import { objectKey } from '../core/object-key.js';
 import type { Pod } from '../core/pod.js';
 import { DEFAULT_EVENT_GC_INTERVAL_MS } from './event-gc.js';
-import { deleteEach, runPeriodicGc } from './periodic-gc.js';
+import { deleteEach, pickInPages, runPeriodicGc, type DoomedRef } from './periodic-gc.js';
 import type { Registry } from './registry.js';
 
 export interface OrphanGcDeps {
@@ -14,12 +14,11 @@ export interface OrphanGcDeps {
   signal: AbortSignal;
 }
 
-/** A pod whose owners are all Deployments, none of which exists any more (by uid, in the pod's namespace). */
-function isOrphan(pod: Pod, liveDeployments: ReadonlySet<string>): boolean {
+/** A pod whose owners are all Deployments (by uid): an orphan once none of them exists in its namespace. */
+function deploymentOwned(pod: Pod): boolean {
   const owners = pod.metadata.ownerReferences ?? [];
   if (owners.length === 0 || pod.metadata.deletionTimestamp !== undefined) return false;
-  if (!owners.every((o) => o.kind === 'Deployment')) return false;
-  return !owners.some((o) => liveDeployments.has(objectKey({ namespace: pod.metadata.namespace, name: o.uid })));
+  return owners.every((o) => o.kind === 'Deployment');
 }
 
 /**
@@ -27,16 +26,26 @@ function isOrphan(pod: Pod, liveDeployments: ReadonlySet<string>): boolean {
  * Deployments are gone. Deleting a Deployment already deletes its pods (deployment-registry.ts); this pass is what
  * makes that hold across servers and crashes: a pod a controller created for a Deployment deleted meanwhile, or
  * one a server left behind when it stopped half-way through a cascade. Pods are listed before Deployments, so an
- * owner that existed when its pod was listed is still in the later list unless it was deleted since.
+ * owner that existed when its pod was listed is still in the later list unless it was deleted since. Both lists are
+ * read in pages (periodic-gc.ts); of each pod only its name, resourceVersion and owners' keys are kept.
  */
 export async function collectOrphanPods(registry: Registry): Promise<number> {
-  const pods = (await registry.store.list('pods')).items;
-  const deployments = (await registry.store.list('deployments')).items;
-  const live = new Set(deployments.map((d) => objectKey({ namespace: d.metadata.namespace, name: d.metadata.uid })));
+  const owners = new Map<DoomedRef, string[]>();
+  const { refs } = await pickInPages(registry.store, 'pods', deploymentOwned, (pod, ref) =>
+    owners.set(
+      ref,
+      (pod.metadata.ownerReferences ?? []).map((o) => objectKey({ namespace: pod.metadata.namespace, name: o.uid })),
+    ),
+  );
+  const live = new Set<string>();
+  await pickInPages(registry.store, 'deployments', (d) => {
+    live.add(objectKey({ namespace: d.metadata.namespace, name: d.metadata.uid }));
+    return false;
+  });
   return deleteEach(
-    pods,
-    (pod) => isOrphan(pod, live),
-    (pod, rv) => registry.pods.delete(pod.metadata.namespace, pod.metadata.name, { expectedResourceVersion: rv }),
+    refs,
+    (ref) => !(owners.get(ref) ?? []).some((key) => live.has(key)),
+    (ref, rv) => registry.pods.delete(ref.metadata.namespace ?? '', ref.metadata.name, { expectedResourceVersion: rv }),
   );
 }
 

@@ -2,7 +2,7 @@ import { parseTime, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { DEFAULT_VERDICT_TTL_MS } from '../core/verdict.js';
 import { DEFAULT_EVENT_GC_INTERVAL_MS } from './event-gc.js';
-import { deleteEach, runPeriodicGc } from './periodic-gc.js';
+import { deleteEach, pickInPages, runPeriodicGc } from './periodic-gc.js';
 import type { Registry } from './registry.js';
 
 export interface VerdictGcDeps {
@@ -22,10 +22,14 @@ export async function collectExpiredVerdicts(
   ttlMs: number = DEFAULT_VERDICT_TTL_MS,
 ): Promise<number> {
   const cutoff = clock.now() - ttlMs;
-  const { items } = await registry.store.list('verdicts');
-  return deleteEach(
-    items,
+  const { refs } = await pickInPages(
+    registry.store,
+    'verdicts',
     (v) => parseTime(v.metadata.creationTimestamp) < cutoff,
+  );
+  return deleteEach(
+    refs,
+    () => true,
     (v, rv) => registry.verdicts.delete(v.metadata.name, { expectedResourceVersion: rv }),
   );
 }
