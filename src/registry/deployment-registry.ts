@@ -2,7 +2,9 @@ import { DeploymentInputSchema, DeploymentSpecSchema, DeploymentStatusSchema } f
 import type { Deployment } from '../core/deployment.js';
 import { isReason } from '../core/errors.js';
 import { namespaceKeyPrefix, objectKey } from '../core/object-key.js';
+import type { Pod } from '../core/pod.js';
 import { nextGeneration, withDeploymentDefaults } from './deployment-strategy.js';
+import { pickInPages } from './periodic-gc.js';
 import type { PodRegistry } from './pod-registry.js';
 import { deleteObject, replaceObject, type DeleteOptions, type RegistryContext } from './registry-context.js';
 import { checkName, parseBody } from './validation.js';
@@ -93,13 +95,16 @@ export class DeploymentRegistry {
     return last;
   }
 
-  /** Deletes (gracefully) the pods of `namespace` owned by the Deployment with `uid`; answers how many it asked. */
+  /**
+   * Deletes (gracefully) the pods of `namespace` owned by the Deployment with `uid`; answers how many it asked. The
+   * namespace's pods are read in pages, keeping only the names of those to delete (periodic-gc.ts).
+   */
   async deleteOwnedPods(namespace: string, uid: string): Promise<number> {
-    const { items } = await this.#ctx.store.list('pods', { prefix: namespaceKeyPrefix(namespace) });
+    const owned = (pod: Pod): boolean =>
+      pod.metadata.deletionTimestamp === undefined && (pod.metadata.ownerReferences ?? []).some((o) => o.uid === uid);
+    const { refs } = await pickInPages(this.#ctx.store, 'pods', owned, undefined, namespaceKeyPrefix(namespace));
     let deleted = 0;
-    for (const pod of items) {
-      if (pod.metadata.deletionTimestamp !== undefined) continue;
-      if (!(pod.metadata.ownerReferences ?? []).some((o) => o.uid === uid)) continue;
+    for (const pod of refs) {
       try {
         await this.#pods.delete(namespace, pod.metadata.name);
         deleted++;

@@ -31,9 +31,12 @@ export async function pickInPages<R extends Resource>(
   doomed: (item: ResourceTypes[R]) => boolean,
   /** Told each picked item with its ref, to keep more of it than the ref (the orphan collector's owner keys). */
   picked?: (item: ResourceTypes[R], ref: DoomedRef) => void,
+  /** Only keys with this prefix (a namespace's: namespaceKeyPrefix). */
+  prefix?: string,
 ): Promise<{ refs: DoomedRef[]; revision: number }> {
   const refs: DoomedRef[] = [];
-  let page = await store.list(resource, { limit: GC_PAGE });
+  const where = prefix === undefined ? {} : { prefix };
+  let page = await store.list(resource, { ...where, limit: GC_PAGE });
   const revision = page.revision;
   for (;;) {
     for (const item of page.items) {
@@ -46,7 +49,7 @@ export async function pickInPages<R extends Resource>(
       picked?.(item, ref);
     }
     if (page.continueFrom === undefined) return { refs, revision };
-    page = await store.list(resource, { limit: GC_PAGE, continueFrom: page.continueFrom });
+    page = await store.list(resource, { ...where, limit: GC_PAGE, continueFrom: page.continueFrom });
   }
 }
 

@@ -70,11 +70,24 @@ describe('collectors read in pages', () => {
     const calls = spyLists(t.store);
     assert.equal(await collectOrphanPods(t.registry), n);
     assert.ok(calls.every((c) => c.limit === GC_PAGE));
-    const left = (await t.store.list('pods')).items;
-    assert.ok(
-      left.every((p) => p.metadata.deletionTimestamp !== undefined),
-      'each is deleted gracefully',
+    const live = (await t.store.list('pods')).items.filter((p) => p.metadata.deletionTimestamp === undefined);
+    assert.deepEqual(live, [], 'each is gone or terminating');
+    assert.equal(await collectOrphanPods(t.registry), 0, 'nothing left to collect');
+  });
+
+  it("a Deployment's delete cascades to more than a page of its namespace's pods, and only those", async () => {
+    const n = GC_PAGE + 50;
+    await createAll(n, (i) => t.store.create('pods', pod(`p${i}`)));
+    await t.store.create('pods', pod('elsewhere', 'other'));
+    await t.store.create('deployments', deployment('web'));
+    const calls = spyLists(t.store);
+    assert.equal(await t.registry.deployments.deleteOwnedPods('default', 'uid-web'), n);
+    assert.ok(calls.length >= 2 && calls.every((c) => c.limit === GC_PAGE && c.prefix === 'default/'));
+    const live = (await t.store.list('pods')).items.filter((p) => p.metadata.deletionTimestamp === undefined);
+    assert.deepEqual(
+      live.map((p) => `${p.metadata.namespace}/${p.metadata.name}`),
+      ['other/elsewhere'],
+      'every pod of the namespace is gone or terminating; the other namespace keeps its own',
     );
-    assert.equal(await collectOrphanPods(t.registry), 0, 'a pod already being deleted is not deleted again');
   });
 });
