@@ -4,6 +4,7 @@ import { SUSPECT_CHUNK } from '../../src/controller/node-lifecycle/adaptive-dete
 import { defaultDetectionConfig, type DetectionConfig } from '../../src/controller/node-lifecycle/detector.js';
 import { FLAPPING_TAINT_KEY } from '../../src/controller/node-lifecycle/flap-damper.js';
 import { VerdictInputSchema } from '../../src/core/verdict-schema.js';
+import type { Node } from '../../src/core/node.js';
 import { harness, type Harness } from './node-lifecycle-harness.js';
 
 /** Passes every 5 s until monotonic `endMs`; `renewing` agents renew every 10 s just before that pass. */
@@ -104,6 +105,57 @@ describe('Suspect writes in chunks', () => {
     await runUntil(h, 45_000);
     assert.equal(h.verdicts.of(undefined, 'Suspect').length, n);
     assert.equal(new Set(h.verdicts.of(undefined, 'Suspect').map((v) => v.node)).size, n);
+  });
+});
+
+describe('Suspect writes let go of the copies they judged', () => {
+  const name = (i: number): string => `n${String(i).padStart(4, '0')}`;
+
+  /** A cold start over silent nodes: the pass at 20 s marks all `n` Suspect. */
+  async function doubtAll(h: Harness, n: number): Promise<void> {
+    for (let i = 0; i < n; i++) h.addNode(name(i), { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 15_000);
+    assert.equal(h.statusWrites(), 0);
+  }
+
+  it('once the cache holds a written node, its health record keeps the cache copy, not the pre-write one', async () => {
+    const h = detecting();
+    const n = 2 * SUSPECT_CHUNK + 10;
+    await doubtAll(h, n);
+    const before = h.nodes.get(name(0))!;
+    await runUntil(h, 20_000);
+    assert.equal(h.statusWrites(), n);
+    const cached = h.nodes.get(name(0))!;
+    assert.notEqual(cached, before, 'the write reached the cache as a new copy');
+    // Chunks written before the last: adopted the cache's copy; the last chunk keeps its own until the next pass.
+    assert.equal(h.controller.healthOf(name(0))?.status, cached.status);
+    assert.equal(h.controller.healthOf(name(SUSPECT_CHUNK - 1))?.status, h.nodes.get(name(SUSPECT_CHUNK - 1))!.status);
+    assert.notEqual(h.controller.healthOf(name(n - 1))?.status, h.nodes.get(name(n - 1))!.status);
+    // Decisions are those of before: everyone Suspect once, and nothing is written again at the next passes.
+    await runUntil(h, 30_000);
+    assert.equal(h.statusWrites(), n);
+    assert.equal(h.verdicts.of(undefined, 'Unsuspect').length, 0);
+  });
+
+  it('a heartbeat posted after our write is not hidden: the newer copy is not adopted and the node is unsuspected', async () => {
+    const h = detecting();
+    const n = SUSPECT_CHUNK + 10;
+    await doubtAll(h, n);
+    let posted = false;
+    h.client.onChange((resource, _type, obj) => {
+      const node = obj as unknown as Node;
+      if (resource !== 'nodes' || posted || node.metadata.name !== name(0)) return;
+      if (!node.status.conditions?.some((c) => c.type === 'Suspect')) return;
+      posted = true;
+      h.postReady(name(0), 'True');
+    });
+    await runUntil(h, 20_000);
+    assert.ok(posted, 'the agent posted right after our Suspect write');
+    assert.notEqual(h.controller.healthOf(name(0))?.status, h.nodes.get(name(0))!.status, 'not adopted');
+    await runUntil(h, 25_000);
+    assert.equal(suspectOf(h, name(0)), 'False', 'the heartbeat was observed');
+    assert.equal(suspectOf(h, name(1)), 'True');
   });
 });
 

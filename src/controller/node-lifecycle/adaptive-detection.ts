@@ -17,7 +17,7 @@ import { FLAPPING_NO_SCHEDULE, FlapDamper, type FlapAction } from './flap-damper
 import { mapLimit } from './map-limit.js';
 import type { NodeLifecycleMetrics } from './metrics.js';
 import type { KnownNodes } from './known-nodes.js';
-import type { NodeRecord } from './node-record.js';
+import { adoptWrittenCopy, type NodeRecord } from './node-record.js';
 import type { NodeOverlay } from './own-writes.js';
 import { isSuspect, suspectChange, withSuspect } from './suspect.js';
 import { hasTaint, swapTaints, taintName, writeTaints } from './taints.js';
@@ -54,7 +54,10 @@ export const SUSPECT_CHUNK = 512;
 /** One Suspect write a pass decided: what its condition and verdict are built from, at write time. */
 interface SuspectWork {
   rec: NodeRecord;
-  node: Node;
+  /** The copy judged; dropped once the write is sent (the next pass reads the cache's again). */
+  node: Node | undefined;
+  /** The resourceVersion our write was answered with; undefined until it went through. */
+  writtenRv?: string;
   det: NodeDetection;
   want: boolean;
   silentMs: number;
@@ -146,9 +149,9 @@ export class AdaptiveDetection {
 
   /**
    * Makes the writes `learn` decided, drafting a verdict for each that went through. Suspect writes go in chunks of
-   * SUSPECT_CHUNK (docs/node-lifecycle.md#suspect-writes-in-chunks): after each, its verdicts go to the pacer and our
-   * copies of the chunk before are dropped once the cache has them, so a pass that doubts every node of a cold
-   * start holds one chunk of each, not 100k.
+   * SUSPECT_CHUNK (docs/node-lifecycle.md#suspect-writes-in-chunks): after each, its verdicts go to the pacer, and our
+   * copies of the chunk before, written and judged, are dropped once the cache has what we wrote, so a pass that
+   * doubts every node of a cold start holds one chunk of each, not 100k.
    */
   async apply(work: Work): Promise<void> {
     const { config, verdicts, writes } = this.#deps;
@@ -158,9 +161,19 @@ export class AdaptiveDetection {
       await mapLimit(chunk, config.nodeWorkers, (w) => this.#writeSuspect(w));
       verdicts.resolve();
       writes.prune(previous.map((w) => w.rec.name));
+      this.#adopt(previous);
       previous = chunk;
     }
     await mapLimit(work.flaps, config.nodeWorkers, (w) => this.#writeFlapping(w.rec, w.node, w.action));
+  }
+
+  /** The records of written nodes let go of the copies they judged once the cache holds what was written. */
+  #adopt(written: readonly SuspectWork[]): void {
+    for (const w of written) {
+      if (w.writtenRv === undefined) continue;
+      const now = this.#deps.writes.get(w.rec.name);
+      if (now !== undefined && now.metadata.resourceVersion === w.writtenRv) adoptWrittenCopy(w.rec, now);
+    }
   }
 
   forget(name: string): void {
@@ -170,6 +183,8 @@ export class AdaptiveDetection {
   async #writeSuspect(w: SuspectWork): Promise<void> {
     const { client, clock, writes, log, verdicts } = this.#deps;
     const { rec, node, det } = w;
+    if (node === undefined) return;
+    w.node = undefined;
     const change = suspectChange(rec.name, w.want, w.silentMs, w.afterMs, w.phi);
     let written: Node;
     try {
@@ -183,6 +198,7 @@ export class AdaptiveDetection {
       return;
     }
     writes.remember(written);
+    w.writtenRv = written.metadata.resourceVersion;
     verdicts.draft({
       action: change.suspect ? 'Suspect' : 'Unsuspect',
       reason: change.reason,

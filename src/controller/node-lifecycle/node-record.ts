@@ -182,6 +182,35 @@ export function commitWritten(rec: NodeRecord, health: NodeHealth, current: Node
   unstage(rec);
 }
 
+/**
+ * After a write of ours that left the Ready condition alone (a Suspect write), once the cache holds exactly what was
+ * written (`cached`, at the written resourceVersion): the record lets go of the copy it judged, which would otherwise
+ * stay alive beside the cache's until the next pass (docs/node-lifecycle.md#suspect-writes-in-chunks). The health
+ * keeps `cached`'s status, the one the next pass would record; the memo is dropped, so the next pass observes the
+ * node afresh, as the new resourceVersion makes it do anyway. Nothing is adopted unless `cached`'s Ready condition
+ * says what the recorded one says, so no heartbeat can be hidden. Returns whether it adopted.
+ */
+export function adoptWrittenCopy(rec: NodeRecord, cached: Node): boolean {
+  const health = rec.health;
+  if (health === undefined) return false;
+  const saved = health.status.conditions?.find((c) => c.type === 'Ready');
+  const current = readyCondition(cached);
+  if (
+    saved?.status !== current?.status ||
+    saved?.lastHeartbeatTime !== current?.lastHeartbeatTime ||
+    saved?.lastTransitionTime !== current?.lastTransitionTime
+  )
+    return false;
+  health.status = cached.status;
+  if (health.detection !== undefined) health.detection.seenNode = undefined;
+  rec.node = undefined;
+  rec.nodeRv = '';
+  rec.readyCond = undefined;
+  rec.passCurrent = current;
+  rec.nodeWithCleanTaints = undefined;
+  return true;
+}
+
 /** Same node content as the one the record's labels were derived from (identity first: no read of the node). */
 export function sameLabels(rec: NodeRecord, node: Node): boolean {
   return node === rec.node || node.metadata.resourceVersion === rec.labelsRv;

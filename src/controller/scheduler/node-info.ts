@@ -5,8 +5,11 @@ import { DEFAULT_MAX_PODS } from '../../core/pod.js';
 export interface NodeUsage {
   /** Pods bound or assumed and not terminated (Succeeded/Failed): what `status.allocatable.pods` limits. */
   pods: number;
-  /** Of those, the ones not terminating, per controller owner uid: what spreading counts. */
-  owners: Map<string, number>;
+  /**
+   * Of those, the ones not terminating, per controller owner uid: what spreading counts. Undefined while there are
+   * none: a cold start lists every node before any pod, and 100,000 empty Maps held ~18 MB (BENCHMARKS.md §24).
+   */
+  owners: Map<string, number> | undefined;
 }
 
 /** One node as the scheduler judges it: the Node object and what it derived from it once, plus its usage. */
@@ -25,7 +28,7 @@ export interface NodeInfo {
 }
 
 export function newUsage(): NodeUsage {
-  return { pods: 0, owners: new Map() };
+  return { pods: 0, owners: undefined };
 }
 
 export function nodeInfoOf(node: Node, usage: NodeUsage = newUsage()): NodeInfo {

@@ -116,9 +116,10 @@ export class SchedulerCache {
     const usage = this.#usageOf(slot.node);
     usage.pods += sign;
     if (slot.owner !== undefined) {
-      const n = (usage.owners.get(slot.owner) ?? 0) + sign;
-      if (n === 0) usage.owners.delete(slot.owner);
-      else usage.owners.set(slot.owner, n);
+      const owners = (usage.owners ??= new Map());
+      const n = (owners.get(slot.owner) ?? 0) + sign;
+      if (n !== 0) owners.set(slot.owner, n);
+      else if (owners.delete(slot.owner) && owners.size === 0) usage.owners = undefined;
       const info = this.#infos.get(slot.node);
       if (info !== undefined) this.#ownerZoneDelta(slot.owner, info.zone, sign);
     }
@@ -131,7 +132,8 @@ export class SchedulerCache {
     return usage;
   }
 
-  #zoneDelta(zone: string, owners: ReadonlyMap<string, number>, sign: 1 | -1): void {
+  #zoneDelta(zone: string, owners: ReadonlyMap<string, number> | undefined, sign: 1 | -1): void {
+    if (owners === undefined) return;
     for (const [owner, n] of owners) this.#ownerZoneDelta(owner, zone, sign * n);
   }
 

@@ -33,7 +33,7 @@ export function scoreNode(
   out.suspect = info.suspect ? 1 : 0;
   out.preferNoSchedule = untoleratedPreferNoSchedule(req, info);
   out.zonePods = req.owner === undefined ? 0 : (ownerZones?.get(info.zone) ?? 0);
-  out.nodePods = req.owner === undefined ? 0 : (info.usage.owners.get(req.owner) ?? 0);
+  out.nodePods = req.owner === undefined ? 0 : (info.usage.owners?.get(req.owner) ?? 0);
   out.load = info.maxPods > 0 ? info.usage.pods / info.maxPods : 1;
   return out;
 }
@@ -84,7 +84,7 @@ export class BestNode {
         if (zonePods < best.zonePods) this.#take(req, info, ownerZones);
         return;
       }
-      const nodePods = info.usage.owners.get(req.owner) ?? 0;
+      const nodePods = info.usage.owners?.get(req.owner) ?? 0;
       if (nodePods !== best.nodePods) {
         if (nodePods < best.nodePods) this.#take(req, info, ownerZones);
         return;
