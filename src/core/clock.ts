@@ -82,3 +82,11 @@ export function formatTime(ms: number): string {
 export function parseTime(s: string): number {
   return Date.parse(s);
 }
+
+/** RFC 3339 with a time zone; fractional seconds allowed (Lease times may carry microseconds). */
+const RFC3339_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A time as the API accepts it (docs/api.md): RFC 3339 with a zone, and a real date. */
+export function isApiTime(s: string): boolean {
+  return RFC3339_RE.test(s) && !Number.isNaN(Date.parse(s));
+}

@@ -1,11 +1,9 @@
 import { z } from 'zod';
+import { isApiTime } from './clock.js';
 import { MAX_ANNOTATIONS_BYTES, MAX_KIND_CHARS, MAX_LABELS, MAX_UID_CHARS, utf8Bytes } from './limits.js';
 import { labelKeyProblem, labelValueProblem, nameProblem } from './names.js';
 
-/** RFC 3339 with a time zone; fractional seconds allowed (Lease times may carry microseconds). */
-const RFC3339_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
-export const TimeSchema = z.string().refine((s) => RFC3339_RE.test(s) && !Number.isNaN(Date.parse(s)), {
+export const TimeSchema = z.string().refine(isApiTime, {
   message: 'must be an RFC 3339 time such as 2026-11-29T18:33:04.123Z',
 });
 

@@ -1,4 +1,5 @@
 import { BadRequestError } from '../core/errors.js';
+import { acceptLeaseInput } from '../core/lease-accept.js';
 import { LeaseInputSchema } from '../core/lease-schema.js';
 import { LEASE_NAMESPACES, type Lease, type LeaseInput } from '../core/lease.js';
 import { objectKey } from '../core/object-key.js';
@@ -57,7 +58,8 @@ export class LeaseRegistry {
   }
 
   async update(namespace: string, name: string, body: unknown): Promise<Lease> {
-    const input = parseBody(LeaseInputSchema, body, KIND, { update: true });
+    // The renewal's body is almost always the plain one the fast path knows; anything else goes to the schema.
+    const input = acceptLeaseInput(body, { update: true }) ?? parseBody(LeaseInputSchema, body, KIND, { update: true });
     checkName(KIND, name, input.metadata.name);
     checkNamespace(namespace, input);
     return replaceObject(
