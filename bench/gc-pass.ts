@@ -9,6 +9,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pickInPages } from '../src/registry/periodic-gc.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { verdict } from '../test/store/fixtures.js';
 import { machine } from './proc-stats.js';
 
 const { values } = parseArgs({ options: { verdicts: { type: 'string', default: '100000' } } });
@@ -18,26 +19,9 @@ const dir = mkdtempSync(join(tmpdir(), 'shepherd-gc-pass-'));
 const store = await openSqliteStore({ path: join(dir, 'db.sqlite') });
 try {
   for (let i = 0; i < n; i += 2000) {
-    const batch = Array.from({ length: Math.min(2000, n - i) }, (_, j) => {
-      const node = `node-${i + j}`;
-      return store.create('verdicts', {
-        apiVersion: 'shepherd.io/v1',
-        kind: 'Verdict',
-        metadata: {
-          name: `${node}.0000000000000000`,
-          uid: `uid-${i + j}`,
-          resourceVersion: '',
-          creationTimestamp: '2026-12-02T00:00:00.000Z',
-          labels: { 'shepherd.io/node': node },
-        },
-        node,
-        action: 'MarkUnknown',
-        reason: 'LeaseExpired',
-        message: `node ${node} stopped renewing its lease`,
-        dryRun: false,
-        evidence: { observedAt: '2026-12-02T00:00:00.000Z', silentForSeconds: 41, graceSeconds: 40 },
-      });
-    });
+    const batch = Array.from({ length: Math.min(2000, n - i) }, (_, j) =>
+      store.create('verdicts', verdict(`node-${i + j}.0000000000000000`, `node-${i + j}`)),
+    );
     await Promise.all(batch);
   }
   const passes: Array<[string, () => Promise<number>]> = [

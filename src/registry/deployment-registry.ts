@@ -102,7 +102,7 @@ export class DeploymentRegistry {
   async deleteOwnedPods(namespace: string, uid: string): Promise<number> {
     const owned = (pod: Pod): boolean =>
       pod.metadata.deletionTimestamp === undefined && (pod.metadata.ownerReferences ?? []).some((o) => o.uid === uid);
-    const { refs } = await pickInPages(this.#ctx.store, 'pods', owned, undefined, namespaceKeyPrefix(namespace));
+    const { refs } = await pickInPages(this.#ctx.store, 'pods', owned, { prefix: namespaceKeyPrefix(namespace) });
     let deleted = 0;
     for (const pod of refs) {
       try {

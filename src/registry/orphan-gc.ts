@@ -3,7 +3,7 @@ import type { Logger } from '../core/logger.js';
 import { objectKey } from '../core/object-key.js';
 import type { Pod } from '../core/pod.js';
 import { DEFAULT_EVENT_GC_INTERVAL_MS } from './event-gc.js';
-import { deleteEach, pickInPages, runPeriodicGc, type DoomedRef } from './periodic-gc.js';
+import { deleteEach, forEachInPages, pickInPages, runPeriodicGc, type DoomedRef } from './periodic-gc.js';
 import type { Registry } from './registry.js';
 
 export interface OrphanGcDeps {
@@ -31,17 +31,17 @@ function deploymentOwned(pod: Pod): boolean {
  */
 export async function collectOrphanPods(registry: Registry): Promise<number> {
   const owners = new Map<DoomedRef, string[]>();
-  const { refs } = await pickInPages(registry.store, 'pods', deploymentOwned, (pod, ref) =>
-    owners.set(
-      ref,
-      (pod.metadata.ownerReferences ?? []).map((o) => objectKey({ namespace: pod.metadata.namespace, name: o.uid })),
-    ),
-  );
-  const live = new Set<string>();
-  await pickInPages(registry.store, 'deployments', (d) => {
-    live.add(objectKey({ namespace: d.metadata.namespace, name: d.metadata.uid }));
-    return false;
+  const { refs } = await pickInPages(registry.store, 'pods', deploymentOwned, {
+    picked: (pod, ref) =>
+      owners.set(
+        ref,
+        (pod.metadata.ownerReferences ?? []).map((o) => objectKey({ namespace: pod.metadata.namespace, name: o.uid })),
+      ),
   });
+  const live = new Set<string>();
+  await forEachInPages(registry.store, 'deployments', (d) =>
+    live.add(objectKey({ namespace: d.metadata.namespace, name: d.metadata.uid })),
+  );
   return deleteEach(
     refs,
     (ref) => !(owners.get(ref) ?? []).some((key) => live.has(key)),

@@ -21,36 +21,57 @@ export interface DoomedRef {
 }
 
 /**
- * Every object of `resource` that `doomed` picks, read GC_PAGE at a time (the pages at one revision) and kept only
- * as a DoomedRef: a pass over 100,000 Verdicts neither reads them in one synchronous step nor holds them all
- * parsed. Also answers the revision the list was read at.
+ * Visits every object of `resource` (with `prefix`, if given), read GC_PAGE at a time, every page at the first
+ * one's revision, which it answers: a pass over 100,000 Verdicts never reads them in one synchronous step.
+ */
+export async function forEachInPages<R extends Resource>(
+  store: Store,
+  resource: R,
+  visit: (item: ResourceTypes[R]) => void,
+  prefix?: string,
+): Promise<number> {
+  const where = prefix === undefined ? {} : { prefix };
+  let page = await store.list(resource, { ...where, limit: GC_PAGE });
+  for (;;) {
+    for (const item of page.items) visit(item);
+    if (page.continueFrom === undefined) return page.revision;
+    page = await store.list(resource, { ...where, limit: GC_PAGE, continueFrom: page.continueFrom });
+  }
+}
+
+export interface PickOptions<R extends Resource> {
+  /** Only keys with this prefix (a namespace's: namespaceKeyPrefix). */
+  prefix?: string;
+  /** Told each picked item with its ref, to keep more of it than the ref (the orphan collector's owner keys). */
+  picked?: (item: ResourceTypes[R], ref: DoomedRef) => void;
+}
+
+/**
+ * Every object of `resource` that `doomed` picks, read in pages (forEachInPages) and kept only as a DoomedRef, so a
+ * pass never holds every object parsed. Also answers the revision the list was read at.
  */
 export async function pickInPages<R extends Resource>(
   store: Store,
   resource: R,
   doomed: (item: ResourceTypes[R]) => boolean,
-  /** Told each picked item with its ref, to keep more of it than the ref (the orphan collector's owner keys). */
-  picked?: (item: ResourceTypes[R], ref: DoomedRef) => void,
-  /** Only keys with this prefix (a namespace's: namespaceKeyPrefix). */
-  prefix?: string,
+  options: PickOptions<R> = {},
 ): Promise<{ refs: DoomedRef[]; revision: number }> {
   const refs: DoomedRef[] = [];
-  const where = prefix === undefined ? {} : { prefix };
-  let page = await store.list(resource, { ...where, limit: GC_PAGE });
-  const revision = page.revision;
-  for (;;) {
-    for (const item of page.items) {
-      if (!doomed(item)) continue;
+  const revision = await forEachInPages(
+    store,
+    resource,
+    (item) => {
+      if (!doomed(item)) return;
       const { name, namespace, resourceVersion } = item.metadata as DoomedRef['metadata'];
       const ref = {
         metadata: namespace === undefined ? { name, resourceVersion } : { name, namespace, resourceVersion },
       };
       refs.push(ref);
-      picked?.(item, ref);
-    }
-    if (page.continueFrom === undefined) return { refs, revision };
-    page = await store.list(resource, { ...where, limit: GC_PAGE, continueFrom: page.continueFrom });
-  }
+      options.picked?.(item, ref);
+    },
+    options.prefix,
+  );
+  return { refs, revision };
 }
 
 /**
