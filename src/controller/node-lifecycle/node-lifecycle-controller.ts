@@ -15,16 +15,9 @@ import type { ZoneSnapshot } from './disruption.js';
 import type { NodeLifecycleMetrics } from './metrics.js';
 import type { VerdictSink } from './events.js';
 import { mapLimit } from './map-limit.js';
-import {
-  confirmMark,
-  judgeCached,
-  settleNode,
-  type Judged,
-  type Judgement,
-  type ShortCircuit,
-} from './node-evaluator.js';
+import type { Judged, ShortCircuit } from './node-evaluator.js';
 import type { NodeHealth } from './node-health.js';
-import { commitWritten, type NodeRecord } from './node-record.js';
+import type { NodeRecord } from './node-record.js';
 import {
   announceMembership,
   announcePause,
@@ -32,6 +25,7 @@ import {
   announceStaleLeaseCache,
   announceZones,
 } from './pass-events.js';
+import { confirmMarks, writeMarks, type MarkDeps } from './pass-marks.js';
 import { draftHolds, draftMarks, draftReady } from './pass-verdicts.js';
 import { zoneNotes } from './zone-notes.js';
 
@@ -77,6 +71,7 @@ export class NodeLifecycleController {
   readonly #deps: NodeLifecycleControllerDeps;
   readonly #cfg: NodeLifecycleConfig;
   readonly #p: ControllerParts;
+  readonly #marking: MarkDeps;
   /** Nodes a Hold verdict was written for since the breaker started holding (one verdict per node and hold). */
   readonly #held = new Set<string>();
   #passes = 0;
@@ -86,6 +81,7 @@ export class NodeLifecycleController {
     this.#deps = deps;
     this.#cfg = deps.config;
     this.#p = buildParts(deps);
+    this.#marking = { evalDeps: this.#p.evalDeps, writes: this.#p.writes, log: deps.log };
   }
 
   run(signal: AbortSignal): Promise<void> {
@@ -192,38 +188,11 @@ export class NodeLifecycleController {
     const owned = (nodes = nodes.slice());
     // Witnesses are weighed on the pass's own copy: the marks below await.
     this.#p.witnesses?.beginPass(owned);
-    let tripped: ShortCircuit | undefined;
-    const verdicts = await mapLimit(
-      marks,
-      this.#cfg.nodeWorkers,
-      async (i): Promise<Judgement> => {
-        const v = await confirmMark(this.#p.evalDeps, judgeCached(this.#p.evalDeps, recs[i]?.health, owned[i] as Node));
-        if (v.kind === 'short-circuit') tripped ??= v;
-        return v;
-      },
-      () => tripped !== undefined,
-    );
-    if (tripped) return this.#abandon(tripped, owned, recs, marks);
+    const confirmed = await confirmMarks(this.#marking, owned, recs, marks);
+    if (!Array.isArray(confirmed)) return this.#abandon(confirmed, owned, recs, marks);
     this.#classify(owned, recs);
-    const settled = await mapLimit(verdicts as Judged[], this.#cfg.nodeWorkers, (v) => settleNode(this.#p.evalDeps, v));
-    const written = new Map<number, Judged>();
-    settled.forEach((s, k) => {
-      const i = marks[k] as number;
-      const rec = recs[i] as NodeRecord;
-      if (s.kind === 'judged') {
-        commitWritten(rec, s.health, s.current);
-        owned[i] = s.node;
-        written.set(i, s);
-        if (s.marked) this.#p.writes.remember(s.node);
-      } else if (s.kind === 'skipped') {
-        rec.passSkipped = true;
-        this.#deps.log.warn(
-          { err: s.error, node: s.node },
-          'could not update node health; skipping the node for this pass',
-        );
-      } else tripped ??= s;
-    });
-    if (tripped) return this.#abandon(tripped, owned, recs, marks);
+    const written = await writeMarks(this.#marking, confirmed, owned, recs, marks);
+    if (!(written instanceof Map)) return this.#abandon(written, owned, recs, marks);
     return this.#afterJudgement(owned, recs, written);
   }
 
