@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { registerCollectedGauge } from './collected-gauge.js';
 
 export interface LoopDelay {
   /** Seconds. */
@@ -24,28 +25,21 @@ export class EventLoopDelayGauges {
     this.#histogram = monitorEventLoopDelay({ resolution: resolutionMs });
     this.#resolutionNs = resolutionMs * 1e6;
     this.#histogram.enable();
-    const gauge = (name: string, help: string, value: () => number): void => {
-      new Gauge({
-        name,
-        help,
-        registers: [registry],
-        collect() {
-          this.set(value());
-        },
-      });
-    };
     // prom-client collects gauges in registration order: p50 comes first, so it closes the window for all three.
-    gauge(
+    registerCollectedGauge(
+      registry,
       'shepherd_event_loop_delay_p50_seconds',
       'Median event-loop delay since the previous scrape.',
       () => this.take().p50,
     );
-    gauge(
+    registerCollectedGauge(
+      registry,
       'shepherd_event_loop_delay_p99_seconds',
       '99th percentile event-loop delay since the previous scrape.',
       () => this.#last.p99,
     );
-    gauge(
+    registerCollectedGauge(
+      registry,
       'shepherd_event_loop_delay_max_seconds',
       'Longest event-loop delay since the previous scrape.',
       () => this.#last.max,

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { registerCollectedGauge } from '../api/collected-gauge.js';
 import type { ApiClient } from '../client/api-client.js';
 import { systemClock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -267,24 +268,25 @@ async function runUntilDone(
 }
 
 function registerGauges(registry: Registry, p: Parts): void {
-  const gauge = (name: string, help: string, value: () => number): void => {
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(value());
-      },
-    });
-  };
-  gauge('shepherd_fleet_agents_running', 'Simulated agents renewing now.', () =>
+  registerCollectedGauge(registry, 'shepherd_fleet_agents_running', 'Simulated agents renewing now.', () =>
     p.fleet.counts().reduce((a, z) => a + z.running, 0),
   );
-  gauge('shepherd_fleet_agents', 'Simulated agents in this fleet.', () => p.fleet.nodes.length);
-  gauge(
+  registerCollectedGauge(
+    registry,
+    'shepherd_fleet_agents',
+    'Simulated agents in this fleet.',
+    () => p.fleet.nodes.length,
+  );
+  registerCollectedGauge(
+    registry,
     'shepherd_fleet_wrongly_unknown_total',
     'Running nodes the server marked Ready=Unknown since the last mark.',
     () => p.audit.total,
   );
-  gauge('shepherd_fleet_renewals_total', 'Lease renewals since the last mark.', () => p.stats.total.renewals);
+  registerCollectedGauge(
+    registry,
+    'shepherd_fleet_renewals_total',
+    'Lease renewals since the last mark.',
+    () => p.stats.total.renewals,
+  );
 }
