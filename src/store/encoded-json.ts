@@ -12,23 +12,26 @@ export const DEFAULT_KEPT_TEXTS = 16_384;
  * Only the newest `keptTexts` texts stay: an older one is dropped from its object, which then serialises normally.
  * Without the bound, every object an in-process informer keeps (every node and lease of the fleet, each written
  * once) carried its text for as long as the cache held it: 1.4 KB a node, 140 MB at 100,000 nodes, for bytes
- * that were sent when the object was new (BENCHMARKS.md §24). The ring holds its objects weakly, so it keeps none
- * of them alive.
+ * that were sent when the object was new (BENCHMARKS.md §24). The object holds its text through a small holder,
+ * and the ring holds the holders, not the objects: it keeps no object alive, and pushing a holder out empties it
+ * wherever its object is. (A ring of WeakRefs to the objects did the same at 4.2 µs a record against 1.3, twice
+ * per renewal, and gave every garbage collection weak references to process: BENCHMARKS.md §26.) The price: a text
+ * stays until it is pushed out even if its object died first, so at most `keptTexts` texts are held, as the bound
+ * says.
  */
 export class EncodedJson {
-  /** The text, or null for an object whose text is built on the first request (then kept). */
+  /** The object's holder, or null for an object whose text is built on the first request (then kept). */
   readonly #key = Symbol('shepherd.encodedJson');
-  readonly #ring: Array<WeakRef<object> | undefined>;
+  readonly #ring: Array<Holder | undefined>;
   #next = 0;
 
   constructor(keptTexts = DEFAULT_KEPT_TEXTS) {
-    this.#ring = new Array<WeakRef<object> | undefined>(Math.max(1, keptTexts)).fill(undefined);
+    this.#ring = new Array<Holder | undefined>(Math.max(1, keptTexts)).fill(undefined);
   }
 
   /** `json` must be exactly `JSON.stringify(obj)` (the text the object was parsed from, or serialised to). */
   record(obj: object, json: string): void {
-    this.#set(obj, json);
-    this.#keep(obj);
+    this.#set(obj, this.#keep(json));
   }
 
   /**
@@ -42,24 +45,30 @@ export class EncodedJson {
   /** `JSON.stringify(obj)` for an object recorded here whose text is kept; undefined for any other. */
   get(obj: unknown): string | undefined {
     if (typeof obj !== 'object' || obj === null) return undefined;
-    const text = (obj as Record<symbol, string | null | undefined>)[this.#key];
-    if (text !== null) return text;
+    const holder = (obj as Record<symbol, Holder | null | undefined>)[this.#key];
+    if (holder !== null) return holder?.text;
     const built = JSON.stringify(obj);
-    this.#set(obj, built);
-    this.#keep(obj);
+    this.#set(obj, this.#keep(built));
     return built;
   }
 
-  #set(obj: object, text: string | null): void {
-    Object.defineProperty(obj, this.#key, { value: text, writable: true, configurable: true, enumerable: false });
+  /** Non-enumerable, so copies, comparisons and JSON.stringify never see it. */
+  #set(obj: object, holder: Holder | null): void {
+    Object.defineProperty(obj, this.#key, { value: holder, writable: true, configurable: true, enumerable: false });
   }
 
-  /** Takes the oldest slot of the ring, dropping the text of the object that held it (if still alive). */
-  #keep(obj: object): void {
-    const evicted = this.#ring[this.#next]?.deref();
-    // Writable and non-enumerable already: a plain store keeps it so.
-    if (evicted !== undefined && evicted !== obj) (evicted as Record<symbol, undefined>)[this.#key] = undefined;
-    this.#ring[this.#next] = new WeakRef(obj);
+  /** A holder for `text` in the ring's oldest slot, emptying the holder that had it. */
+  #keep(text: string): Holder {
+    const evicted = this.#ring[this.#next];
+    if (evicted !== undefined) evicted.text = undefined;
+    const holder: Holder = { text };
+    this.#ring[this.#next] = holder;
     this.#next = (this.#next + 1) % this.#ring.length;
+    return holder;
   }
+}
+
+/** What an object holds its text through: emptied when the ring pushes it out. */
+interface Holder {
+  text: string | undefined;
 }
