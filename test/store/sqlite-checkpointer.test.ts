@@ -40,7 +40,7 @@ describe('WAL checkpoints on a worker thread', () => {
     await assert.rejects(checkpointer.run(), /checkpoint/i);
   });
 
-  it('the store leaves checkpoints to the worker, which keeps the WAL small while writes go on', async () => {
+  it('the store leaves checkpoints to the worker: under writes the WAL starts over in place, once idle it is truncated', async () => {
     const t = await openTestStore({ compactionIntervalMs: 1000 });
     try {
       assert.equal(t.store.database.pragma('wal_autocheckpoint', { simple: true }), 0);
@@ -49,15 +49,74 @@ describe('WAL checkpoints on a worker thread', () => {
         ...lease('n1'),
         metadata: { ...lease('n1').metadata, annotations: { pad } },
       });
-      for (let i = 0; i < 300; i++) l = await t.store.update('leases', l, l.metadata.resourceVersion);
-      const before = t.store.stats().walBytes;
-      assert.ok(before > 300 * 1024, `the WAL grew to ${before} bytes without checkpoints of its own`);
+      const renew = async (times: number): Promise<void> => {
+        for (let i = 0; i < times; i++) l = await t.store.update('leases', l, l.metadata.resourceVersion);
+      };
+      await renew(300);
+      const grown = t.store.stats().walBytes;
+      assert.ok(grown > 300 * 1024, `the WAL grew to ${grown} bytes without checkpoints of its own`);
+      // Writes go on through the step: the worker copies the WAL and the event loop the last frames, so a later
+      // commit finds it all copied and writes from the start of the file again instead of growing it.
       await t.clock.advance(1000);
-      await eventually(() => t.store.stats().walBytes < before / 10, {
-        what: 'the WAL truncated after the worker copied it',
-        last: () => `${t.store.stats().walBytes} bytes`,
-      });
+      const startedOver = await eventually(
+        async () => {
+          const before = t.store.stats().walBytes;
+          await renew(1);
+          return t.store.stats().walBytes === before ? before : 0;
+        },
+        { what: 'a commit that writes over the copied WAL', last: () => `${t.store.stats().walBytes} bytes` },
+      );
+      await renew(300);
+      assert.ok(
+        t.store.stats().walBytes <= startedOver * 1.05,
+        `300 more renewals reuse the file: ${t.store.stats().walBytes} bytes against ${startedOver}`,
+      );
+      // No write since the previous step: the next one resets the file to zero bytes.
+      await eventually(
+        async () => {
+          await t.clock.advance(1000);
+          return t.store.stats().walBytes < startedOver / 10;
+        },
+        { what: 'the WAL truncated once writes stopped', last: () => `${t.store.stats().walBytes} bytes` },
+      );
     } finally {
+      await t.cleanup();
+    }
+  });
+
+  it('under writes that never pause, the event loop copies the last frames itself, so the WAL still starts over', async () => {
+    const t = await openTestStore({ compactionIntervalMs: 1000 });
+    let writing = true;
+    let writes = 0;
+    try {
+      let l = await t.store.create('leases', lease('n1'));
+      for (let i = 0; i < 100; i++) l = await t.store.update('leases', l, l.metadata.resourceVersion);
+      // What a commit appends to a WAL that does not start over.
+      const perCommit = t.store.stats().walBytes / 101;
+      // One write after another, each in its own commit: the worker's passes never catch up with them alone.
+      const writer = (async () => {
+        while (writing) {
+          l = await t.store.update('leases', l, l.metadata.resourceVersion);
+          writes++;
+        }
+      })();
+      for (let step = 0; step < 4; step++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        await t.clock.advance(1000);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      writing = false;
+      await writer;
+      const { walBytes } = t.store.stats();
+      // Four steps in: a WAL that started over at each holds about the last step's commits (a quarter), one that
+      // never did holds them all.
+      assert.ok(writes > 500, `only ${writes} writes`);
+      assert.ok(
+        walBytes < writes * perCommit * 0.6,
+        `the WAL holds ${walBytes} bytes after ${writes} commits of ${perCommit.toFixed(0)} bytes`,
+      );
+    } finally {
+      writing = false;
       await t.cleanup();
     }
   });

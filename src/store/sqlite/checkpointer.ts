@@ -2,7 +2,11 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-/** What one `PRAGMA wal_checkpoint` pass did (SQLite's result row). */
+/** Passes the worker makes per run at most, and the frames a pass may copy and still be the last. */
+export const MAX_PASSES = 4;
+export const SMALL_TAIL = 64;
+
+/** What the last `PRAGMA wal_checkpoint` pass of a run did (SQLite's result row). */
 export interface CheckpointResult {
   /** The pass could not finish (a reader or a checkpoint elsewhere held frames); the next pass continues. */
   busy: boolean;
@@ -12,15 +16,29 @@ export interface CheckpointResult {
   checkpointedFrames: number;
 }
 
-// The worker's whole program: its own connection to the same file, one PASSIVE pass per message. PASSIVE never
-// takes the writer lock, so the event loop's writes go on while the pages are copied and the database file fsynced.
+// The worker's whole program: its own connection to the same file, PASSIVE passes per message. PASSIVE never takes
+// the writer lock, so the event loop's writes go on while the pages are copied and the database file fsynced. A
+// pass copies what the WAL held when it began; what was written meanwhile is the next pass's, so passes follow each
+// other until one copies at most SMALL_TAIL frames (or MAX_PASSES ran): the event loop's own step after them
+// (maintenance.ts) then copies only a few frames. One pass left it the whole second's writes: at 2,500 renewals/s
+// that step held the event loop 40-90 ms every second (BENCHMARKS.md section 26).
 // Kept as source text (an eval worker) so it runs the same from dist/ and under tsx in the tests.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
+const MAX_PASSES = ${MAX_PASSES};
+const SMALL_TAIL = ${SMALL_TAIL};
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 1000');
 db.pragma('wal_autocheckpoint = 0');
+// The WAL's frame count and copied frames after the last pass; a count that went down means the WAL restarted.
+let last = { log: 0, checkpointed: 0 };
+function pass() {
+  const [row] = db.pragma('wal_checkpoint(PASSIVE)');
+  const copied = row.checkpointed - (row.log < last.log ? 0 : last.checkpointed);
+  last = { log: row.log, checkpointed: row.checkpointed };
+  return { row, copied };
+}
 parentPort.on('message', (message) => {
   if (message === 'close') {
     db.close();
@@ -28,8 +46,9 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    const [row] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ busy: row.busy === 1, logFrames: row.log, checkpointedFrames: row.checkpointed });
+    let p = pass();
+    for (let n = 1; n < MAX_PASSES && p.row.busy === 0 && p.copied > SMALL_TAIL; n++) p = pass();
+    parentPort.postMessage({ busy: p.row.busy === 1, logFrames: p.row.log, checkpointedFrames: p.row.checkpointed });
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
   }
@@ -68,7 +87,7 @@ export class Checkpointer {
     this.#worker.on('exit', (code) => this.#fail(new Error(`the WAL checkpoint worker exited (code ${code})`)));
   }
 
-  /** One PASSIVE checkpoint pass on the worker. */
+  /** PASSIVE checkpoint passes on the worker until the WAL's uncopied tail is small (WORKER_SOURCE). */
   run(): Promise<CheckpointResult> {
     if (this.#failed) return Promise.reject(this.#failed);
     if (this.#pending) return Promise.reject(new Error('a WAL checkpoint pass is already running'));

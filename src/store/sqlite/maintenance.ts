@@ -16,6 +16,8 @@ export interface MaintenanceDeps {
   compact(): void;
   /** No write waits and no list snapshot is open: a TRUNCATE checkpoint would wait for neither. */
   quiet(): boolean;
+  /** The store's newest revision: unchanged since the last step means no write came in between. */
+  revision(): number;
 }
 
 export interface MaintenanceOptions {
@@ -27,9 +29,12 @@ export interface MaintenanceOptions {
 /**
  * The store's periodic upkeep: every interval of the store's clock, compaction on the event loop (small passes:
  * sqlite-store.ts bounds them), then a WAL checkpoint. The worker copies the WAL (the long part: at 2,000
- * renewals/s several MB a second, copied and the database file fsynced); then, on the event loop, TRUNCATE resets
- * the WAL file to zero bytes, which costs only the frames written since the worker's pass. With writes waiting or
- * a list snapshot open (a reader TRUNCATE would wait for, on the event loop) PASSIVE instead: it never waits.
+ * renewals/s several MB a second, copied and the database file fsynced); then, on the event loop, a PASSIVE pass
+ * copies the few frames written since (checkpointer.ts), so the next commit finds the WAL fully copied and starts
+ * it over from the beginning (SQLite truncates it to journal_size_limit then, database.ts). Only a store that took
+ * no write since the previous step, with no write waiting and no list snapshot open, gets TRUNCATE, which resets
+ * the WAL file to zero bytes: under load it cost 48-76 ms on the event loop (BENCHMARKS.md section 26), and the
+ * commits after it grow the file again. Without the worker, the event loop does it all: TRUNCATE whenever quiet.
  */
 export class StoreMaintenance {
   readonly #deps: MaintenanceDeps;
@@ -39,6 +44,8 @@ export class StoreMaintenance {
   #checkpointer: Checkpointer | undefined;
   /** The checkpoint pass under way, if any. */
   #checkpointing: Promise<void> | undefined;
+  /** The store's revision at the previous checkpoint step. */
+  #revisionAtLastStep: number | undefined;
 
   constructor(deps: MaintenanceDeps, options: MaintenanceOptions) {
     this.#deps = deps;
@@ -87,8 +94,11 @@ export class StoreMaintenance {
       }
     }
     if (this.#stop.signal.aborted) return;
+    const revision = this.#deps.revision();
+    const idle = this.#checkpointer === undefined || revision === this.#revisionAtLastStep;
+    this.#revisionAtLastStep = revision;
     try {
-      checkpoint(db, this.#deps.quiet() ? 'TRUNCATE' : 'PASSIVE');
+      checkpoint(db, idle && this.#deps.quiet() ? 'TRUNCATE' : 'PASSIVE');
     } catch (err) {
       log.warn({ err }, 'WAL checkpoint failed; retrying at the next interval');
     }

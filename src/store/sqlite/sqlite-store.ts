@@ -147,6 +147,7 @@ export class SqliteStore implements Store {
           this.#lists.expire();
         },
         quiet: () => this.#group.queued === 0 && this.#lists.openSnapshots === 0,
+        revision: () => this.#revision,
       },
       {
         intervalMs: options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
