@@ -73,6 +73,9 @@ export class LeaseRegistry {
         metadata: replacedMeta(current.metadata, input.metadata) as Lease['metadata'],
         spec: input.spec,
       }),
+      // Built here from the accepted body (a new object at every level: lease-accept.ts, or the schema's output),
+      // and the current object's strings: nothing else holds any of it.
+      { handOver: true },
     );
   }
 

@@ -13,7 +13,7 @@ import {
   type FieldRequirement,
   type Requirement,
 } from '../core/selectors.js';
-import type { ListContinuation, Store } from '../store/store.js';
+import type { ListContinuation, Store, WriteOptions } from '../store/store.js';
 import type { PodAdmission } from './pod-strategy.js';
 import { decodeContinueToken, encodeContinueToken } from './continue-token.js';
 
@@ -231,13 +231,14 @@ export async function replaceObject<R extends Resource>(
   key: string,
   expectedResourceVersion: string,
   build: (current: ResourceTypes[R]) => ResourceTypes[R],
+  options: WriteOptions = {},
 ): Promise<ResourceTypes[R]> {
   if (ctx.store.replace !== undefined) return ctx.store.replace(resource, key, expectedResourceVersion, build);
   const current = await ctx.store.get(resource, key);
   if (current.metadata.resourceVersion !== expectedResourceVersion) {
     throw new ConflictError(resource, current.metadata.name);
   }
-  return ctx.store.update(resource, build(current), expectedResourceVersion);
+  return ctx.store.update(resource, build(current), expectedResourceVersion, options);
 }
 
 export function deleteObject<R extends Resource>(

@@ -13,6 +13,16 @@ import type { Logger } from '../core/logger.js';
  * The store assigns only `metadata.resourceVersion`; uid, timestamps and validation belong to the registry.
  * Every write that resolves is durable.
  */
+export interface WriteOptions {
+  /**
+   * The caller built `obj` for this write and keeps no reference to it or to anything in it (a registry's object
+   * made from a parsed body). The store may then hand in-process watchers the object the write returns instead of
+   * a copy parsed from its JSON: the same immutable object the watchers of a change already share. A renewal
+   * saves a parse and an object's worth of garbage (BENCHMARKS.md section 26).
+   */
+  handOver?: boolean;
+}
+
 export interface Store {
   /** Throws NotFoundError. */
   get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]>;
@@ -34,6 +44,7 @@ export interface Store {
     resource: R,
     obj: ResourceTypes[R],
     expectedResourceVersion: string,
+    options?: WriteOptions,
   ): Promise<ResourceTypes[R]>;
   /**
    * Optimistic-locking replace (Kubernetes' GuaranteedUpdate without the retry): `build(current)` where current

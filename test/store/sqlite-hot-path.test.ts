@@ -36,6 +36,28 @@ describe('sqlite store hot paths', () => {
     }
   });
 
+  it('a handed-over update reaches in-process watchers as the object the write returned; any other as its own copy', async () => {
+    const t = await openTestStore();
+    const a = await t.store.create('leases', lease('a'));
+    const events = t.store.watch('leases', rv(a))[Symbol.asyncIterator]();
+    try {
+      // Asked for before the writes: the watch is live, not replaying the change log.
+      const first = events.next();
+      const handedOver = await t.store.update('leases', touched(a, 1), a.metadata.resourceVersion, { handOver: true });
+      const seen = (await first).value;
+      assert.equal(seen?.object, handedOver, 'the written object itself, not a parse of its JSON');
+      assert.equal(t.store.encodedJson(seen.object), JSON.stringify(handedOver));
+      const second = events.next();
+      const plain = await t.store.update('leases', touched(handedOver, 2), handedOver.metadata.resourceVersion);
+      const copy = (await second).value?.object;
+      assert.notEqual(copy, plain, 'a caller that may still hold its object gets watchers a copy');
+      assert.deepEqual(copy, plain);
+    } finally {
+      await events.return?.();
+      await t.cleanup();
+    }
+  });
+
   it('a write refused in its batch leaves the cached object alone', async () => {
     const t = await openTestStore();
     const a = await t.store.create('leases', lease('a'));

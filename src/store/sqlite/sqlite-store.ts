@@ -12,6 +12,7 @@ import {
   type Store,
   type StoreEvent,
   type WatchOptions,
+  type WriteOptions,
 } from '../store.js';
 import { EncodedJson } from '../encoded-json.js';
 import { WatchHub } from '../watch-hub.js';
@@ -191,8 +192,17 @@ export class SqliteStore implements Store {
     resource: R,
     obj: ResourceTypes[R],
     expectedResourceVersion: string,
+    options: WriteOptions = {},
   ): Promise<ResourceTypes[R]> {
-    const op: WriteOp = { op: 'update', resource, key: keyOf(resource, obj), obj, expected: expectedResourceVersion };
+    const key = keyOf(resource, obj);
+    const op: WriteOp = {
+      op: 'update',
+      resource,
+      key,
+      obj,
+      expected: expectedResourceVersion,
+      handOver: options.handOver,
+    };
     return this.#group.enqueue(op) as Promise<ResourceTypes[R]>;
   }
 

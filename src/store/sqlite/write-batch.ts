@@ -9,7 +9,7 @@ import type { ChangeType, Statements } from './statements.js';
 /** One queued write; `key` is computed when it is queued. */
 export type WriteOp =
   | { op: 'create'; resource: Resource; key: string; obj: AnyObject }
-  | { op: 'update'; resource: Resource; key: string; obj: AnyObject; expected: string }
+  | { op: 'update'; resource: Resource; key: string; obj: AnyObject; expected: string; handOver?: boolean | undefined }
   | { op: 'delete'; resource: Resource; key: string; expected: string | undefined };
 
 export type PendingWrite = WriteOp & { resolve(obj: AnyObject): void; reject(err: unknown): void };
@@ -22,12 +22,16 @@ export class ChangeEntry {
   #bytes: number | undefined;
   #event: StoreEvent<AnyObject> | undefined;
 
+  /** `object`, when given, is the written object itself (a handed-over write: store.ts WriteOptions). */
   constructor(
     readonly resource: Resource,
     readonly type: ChangeType,
     readonly revision: number,
     readonly json: string,
-  ) {}
+    object?: AnyObject,
+  ) {
+    this.#object = object;
+  }
 
   /** The UTF-8 size of the JSON, what a watcher's queue holds for it (counted once, however many queue it). */
   get bytes(): number {
@@ -127,7 +131,7 @@ function applyOne(stmts: Statements, op: WriteOp, rev: number): { entry: ChangeE
     }
     throw new ConflictError(resource, splitObjectKey(key).name);
   }
-  return { entry: new ChangeEntry(resource, 'MODIFIED', rev, json), object };
+  return { entry: new ChangeEntry(resource, 'MODIFIED', rev, json, op.handOver === true ? object : undefined), object };
 }
 
 function applyDelete(
