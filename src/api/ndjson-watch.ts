@@ -32,6 +32,9 @@ const TOO_SLOW_GRACE_MS = 10_000;
 /** Bytes a watch response may hold unsent (beyond the kernel's socket buffer) before its stream stops pulling. */
 const UNSENT_BYTES_BEFORE_WAIT = 64 * 1024;
 
+/** Events serialised in one synchronous step at most (a node's line is ~1.5 KB and ~5 µs to build). */
+export const WRITE_SLICE = 500;
+
 /**
  * Serves watch streams as NDJSON and keeps the set of open ones, so `endAll()` (a preClose hook) can end them:
  * fastify's close() otherwise waits forever on a streaming response.
@@ -129,11 +132,16 @@ export class WatchStreams {
       for await (const batch of eventBatches(events)) {
         if (signal.aborted) break;
         batcher?.hold();
-        // Backpressure: a slow client stops us pulling from the store iterator until its socket drains. A commit's
-        // batch alone often passes the socket's 16 KiB mark, so a client that keeps up is only waited for beyond
-        // a few batches.
-        res.write(this.#lines.batchChunk(batch));
-        if (res.writableLength > UNSENT_BYTES_BEFORE_WAIT) await once(res, 'drain', { signal });
+        for (let i = 0; i < batch.length && !signal.aborted; i += WRITE_SLICE) {
+          // A batch longer than a slice (a watch's initial state: every object of the kind) is serialised a slice
+          // at a time, the event loop free between: 30,000 nodes in one step held it 150 ms (BENCHMARKS.md §26).
+          if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+          res.write(this.#lines.batchChunk(batch.length <= WRITE_SLICE ? batch : batch.slice(i, i + WRITE_SLICE)));
+          // Backpressure: a slow client stops us pulling from the store iterator until its socket drains. A
+          // commit's batch alone often passes the socket's 16 KiB mark, so a client that keeps up is only waited
+          // for beyond a few batches.
+          if (res.writableLength > UNSENT_BYTES_BEFORE_WAIT) await once(res, 'drain', { signal });
+        }
       }
     } catch (err) {
       if (!signal.aborted && !isAbortError(err)) {

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { ApiMetrics } from '../../src/api/metrics.js';
-import { WatchStreams } from '../../src/api/ndjson-watch.js';
+import { WatchStreams, WRITE_SLICE } from '../../src/api/ndjson-watch.js';
 import { batchedIterable } from '../../src/store/event-batches.js';
 import { eventually } from '../support/eventually.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -55,6 +55,66 @@ describe('watch streams written to the response directly', () => {
       const line = (name: string): string => `${JSON.stringify(ev(name))}\n`;
       assert.deepEqual(chunksOf(text), [line('a') + line('b') + line('c'), line('d')]);
     } finally {
+      await app.close();
+    }
+  });
+
+  it('write a batch longer than a slice in slices, the event loop turning between them', async () => {
+    const app = Fastify({ logger: false });
+    const watches = new WatchStreams({
+      clock: new FakeClock(),
+      metrics: new ApiMetrics({ defaultMetrics: false }),
+      store: { encodedJson: () => undefined },
+    });
+    app.addHook('preClose', async () => watches.endAll());
+    const ev = (i: number): unknown => ({ type: 'ADDED', object: { metadata: { name: `n${i}` } } });
+    const n = WRITE_SLICE * 2 + 1;
+    // Turns of the event loop seen while the batch is written: each write lands in the turn it was made in.
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    tick();
+    const turnsAtWrite: number[] = [];
+    app.get('/watch', (request, reply) => {
+      const write = reply.raw.write.bind(reply.raw) as (chunk: unknown) => boolean;
+      reply.raw.write = ((chunk: unknown) => {
+        turnsAtWrite.push(turns);
+        return write(chunk);
+      }) as typeof reply.raw.write;
+      return watches.serve(request, reply, {
+        resource: 'nodes',
+        timeoutSeconds: undefined,
+        events: () =>
+          batchedIterable(async function* () {
+            yield Array.from({ length: n }, (_, i) => ev(i));
+          }),
+      });
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = app.server.address();
+    assert.ok(addr !== null && typeof addr === 'object');
+    try {
+      const socket = connect(addr.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (b) => (text += b.toString()));
+      socket.write('GET /watch HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await new Promise((resolve) => socket.on('close', resolve));
+      const lines = chunksOf(text)
+        .join('')
+        .split('\n')
+        .filter((l) => l !== '');
+      assert.deepEqual(
+        lines,
+        Array.from({ length: n }, (_, i) => JSON.stringify(ev(i))),
+        'every event, in order',
+      );
+      assert.equal(turnsAtWrite.length, 3, 'three slices');
+      assert.ok(turnsAtWrite[0]! < turnsAtWrite[1]! && turnsAtWrite[1]! < turnsAtWrite[2]!, `turns ${turnsAtWrite}`);
+    } finally {
+      ticking = false;
       await app.close();
     }
   });
