@@ -137,6 +137,25 @@ describe('Informer', () => {
     assert.equal(informer.get('node-lease/b'), undefined);
   });
 
+  it('keeps list() and sortedView() current through modifications, adds and deletes, in key order', async () => {
+    const w = await start('20', [lease('b', '15'), lease('a', '12')]);
+    const names = (objs: readonly Lease[]): string[] =>
+      objs.map((l) => `${l.metadata.name}@${l.metadata.resourceVersion}`);
+    assert.deepEqual(names(informer.sortedView()), ['a@12', 'b@15']);
+    w.send({ type: 'MODIFIED', object: lease('b', '21') });
+    await synced('21');
+    // Same keys, so the order is kept; the view read after the change holds the new object.
+    assert.deepEqual(names(informer.sortedView()), ['a@12', 'b@21']);
+    assert.deepEqual(names(informer.list()), ['a@12', 'b@21']);
+    w.send({ type: 'ADDED', object: lease('aa', '22') });
+    w.send({ type: 'MODIFIED', object: lease('a', '23') });
+    await synced('23');
+    assert.deepEqual(names(informer.sortedView()), ['a@23', 'aa@22', 'b@21']);
+    w.send({ type: 'DELETED', object: lease('aa', '24') });
+    await synced('24');
+    assert.deepEqual(names(informer.list()), ['a@23', 'b@21']);
+  });
+
   it('advances lastSyncResourceVersion on bookmarks while leases are quiet, and not while the stream is stalled', async () => {
     const w = await start('20', [lease('a', '15')]);
     w.send(bookmark('31'));
