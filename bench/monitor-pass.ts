@@ -39,7 +39,7 @@ const ZONES = ['zone-a', 'zone-b', 'zone-c'];
 
 type Meta = { metadata: { name: string; namespace?: string; resourceVersion: string } };
 
-/** A ResourceClient serving one list and then one endless watch fed by `push` (only what Informer calls). */
+/** A ResourceClient serving one list (one page) and then one endless watch fed by `push` (only what Informer calls). */
 class PushSource<T extends Meta> {
   readonly items: T[] = [];
   #queue: WatchEvent<T>[] = [];
@@ -51,6 +51,8 @@ class PushSource<T extends Meta> {
       metadata: { resourceVersion: this.rv },
       items: this.items,
     }),
+    // The informer lists page by page (src/client/informer.ts): one page holding every item.
+    listPages: (): AsyncIterable<ObjectList<T>> => this.#pages(),
     watch: (request: WatchRequest): AsyncIterable<WatchEvent<T>> => this.#stream(request.signal),
   } as unknown as ResourceClient<T>;
 
@@ -59,6 +61,10 @@ class PushSource<T extends Meta> {
   push(ev: WatchEvent<T>): void {
     this.#queue.push(ev);
     this.#wake?.();
+  }
+
+  async *#pages(): AsyncGenerator<ObjectList<T>> {
+    yield { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: this.rv }, items: this.items };
   }
 
   async *#stream(signal: AbortSignal | undefined): AsyncGenerator<WatchEvent<T>> {
