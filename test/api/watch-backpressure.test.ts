@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
-import Fastify from 'fastify';
-import { ApiMetrics } from '../../src/api/metrics.js';
-import { WatchStreams } from '../../src/api/ndjson-watch.js';
 import { eventually } from '../support/eventually.js';
-import { FakeClock } from '../support/fake-clock.js';
+import { listenOnLoopback, watchStreamsApp } from './watch-app.js';
 
 describe('watch stream backpressure', () => {
   it('stops pulling from the event source while the client does not read', async () => {
-    const app = Fastify({ logger: false });
-    const watches = new WatchStreams({
-      clock: new FakeClock(),
-      metrics: new ApiMetrics({ defaultMetrics: false }),
-      store: { encodedJson: () => undefined },
-    });
-    app.addHook('preClose', async () => watches.endAll());
+    const { app, watches } = watchStreamsApp();
     let pulled = 0;
     const padding = 'x'.repeat(4096);
     async function* endless(signal: AbortSignal): AsyncGenerator<unknown> {
@@ -29,11 +20,9 @@ describe('watch stream backpressure', () => {
     app.get('/watch', (request, reply) =>
       watches.serve(request, reply, { resource: 'nodes', timeoutSeconds: undefined, events: endless }),
     );
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const addr = app.server.address();
-    assert.ok(addr !== null && typeof addr === 'object');
+    const port = await listenOnLoopback(app);
     // A client that sends the request and then never reads: only kernel buffers absorb the stream.
-    const socket = connect(addr.port, '127.0.0.1');
+    const socket = connect(port, '127.0.0.1');
     try {
       socket.pause();
       socket.write('GET /watch HTTP/1.1\r\nHost: x\r\n\r\n');

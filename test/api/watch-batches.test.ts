@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
-import Fastify from 'fastify';
-import { ApiMetrics } from '../../src/api/metrics.js';
-import { WatchStreams, WRITE_SLICE } from '../../src/api/ndjson-watch.js';
+import { WRITE_SLICE } from '../../src/api/ndjson-watch.js';
 import { batchedIterable } from '../../src/store/event-batches.js';
 import { eventually } from '../support/eventually.js';
-import { FakeClock } from '../support/fake-clock.js';
+import { listenOnLoopback, watchStreamsApp } from './watch-app.js';
 
 /** The payloads of a chunked HTTP/1.1 response body, one per chunk. */
 function chunksOf(response: string): string[] {
@@ -22,15 +20,19 @@ function chunksOf(response: string): string[] {
   }
 }
 
+/** The raw HTTP/1.1 response to a GET of `path` that asks the server to close the connection after it. */
+async function getUntilClosed(port: number, path: string): Promise<string> {
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  socket.on('data', (b) => (text += b.toString()));
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  await new Promise((resolve) => socket.on('close', resolve));
+  return text;
+}
+
 describe('watch streams written to the response directly', () => {
   it('send each batch of events in one write: one HTTP chunk per batch', async () => {
-    const app = Fastify({ logger: false });
-    const watches = new WatchStreams({
-      clock: new FakeClock(),
-      metrics: new ApiMetrics({ defaultMetrics: false }),
-      store: { encodedJson: () => undefined },
-    });
-    app.addHook('preClose', async () => watches.endAll());
+    const { app, watches } = watchStreamsApp();
     const ev = (name: string): unknown => ({ type: 'ADDED', object: { metadata: { name } } });
     app.get('/watch', (request, reply) =>
       watches.serve(request, reply, {
@@ -43,15 +45,9 @@ describe('watch streams written to the response directly', () => {
           }),
       }),
     );
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const addr = app.server.address();
-    assert.ok(addr !== null && typeof addr === 'object');
+    const port = await listenOnLoopback(app);
     try {
-      const socket = connect(addr.port, '127.0.0.1');
-      let text = '';
-      socket.on('data', (b) => (text += b.toString()));
-      socket.write('GET /watch HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      await new Promise((resolve) => socket.on('close', resolve));
+      const text = await getUntilClosed(port, '/watch');
       const line = (name: string): string => `${JSON.stringify(ev(name))}\n`;
       assert.deepEqual(chunksOf(text), [line('a') + line('b') + line('c'), line('d')]);
     } finally {
@@ -60,13 +56,7 @@ describe('watch streams written to the response directly', () => {
   });
 
   it('write a batch longer than a slice in slices, the event loop turning between them', async () => {
-    const app = Fastify({ logger: false });
-    const watches = new WatchStreams({
-      clock: new FakeClock(),
-      metrics: new ApiMetrics({ defaultMetrics: false }),
-      store: { encodedJson: () => undefined },
-    });
-    app.addHook('preClose', async () => watches.endAll());
+    const { app, watches } = watchStreamsApp();
     const ev = (i: number): unknown => ({ type: 'ADDED', object: { metadata: { name: `n${i}` } } });
     const n = WRITE_SLICE * 2 + 1;
     // Turns of the event loop seen while the batch is written: each write lands in the turn it was made in.
@@ -93,15 +83,9 @@ describe('watch streams written to the response directly', () => {
           }),
       });
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const addr = app.server.address();
-    assert.ok(addr !== null && typeof addr === 'object');
+    const port = await listenOnLoopback(app);
     try {
-      const socket = connect(addr.port, '127.0.0.1');
-      let text = '';
-      socket.on('data', (b) => (text += b.toString()));
-      socket.write('GET /watch HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      await new Promise((resolve) => socket.on('close', resolve));
+      const text = await getUntilClosed(port, '/watch');
       const lines = chunksOf(text)
         .join('')
         .split('\n')
@@ -120,13 +104,7 @@ describe('watch streams written to the response directly', () => {
   });
 
   it('end the watch when the response reports an error, instead of throwing it at the process', async () => {
-    const app = Fastify({ logger: false });
-    const watches = new WatchStreams({
-      clock: new FakeClock(),
-      metrics: new ApiMetrics({ defaultMetrics: false }),
-      store: { encodedJson: () => undefined },
-    });
-    app.addHook('preClose', async () => watches.endAll());
+    const { app, watches } = watchStreamsApp();
     let response: ServerResponse | undefined;
     app.get('/watch', (request, reply) => {
       response = reply.raw;
@@ -144,10 +122,8 @@ describe('watch streams written to the response directly', () => {
         }),
       });
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const addr = app.server.address();
-    assert.ok(addr !== null && typeof addr === 'object');
-    const socket = connect(addr.port, '127.0.0.1');
+    const port = await listenOnLoopback(app);
+    const socket = connect(port, '127.0.0.1');
     try {
       socket.on('error', () => {});
       socket.write('GET /watch HTTP/1.1\r\nHost: x\r\n\r\n');
