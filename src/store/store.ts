@@ -3,16 +3,7 @@ import { invalidResourceVersionError } from '../core/errors.js';
 import type { AnyObject, Resource, ResourceTypes } from '../core/kinds.js';
 import type { Logger } from '../core/logger.js';
 
-/**
- * The storage primitives shepherd needs, shaped like etcd's so every backend (SQLite, etcd) gives the same
- * guarantees: one global revision counter over all kinds; an object's resourceVersion is the
- * revision of its last write (etcd mod_revision); a list carries the store revision it was read at (etcd
- * header revision); updates are compare-and-swap on resourceVersion; watch replays every change after a
- * revision in order, or fails with GoneError once that history is compacted.
- *
- * The store assigns only `metadata.resourceVersion`; uid, timestamps and validation belong to the registry.
- * Every write that resolves is durable.
- */
+/** How a write may be carried out; the write's outcome is the same either way. */
 export interface WriteOptions {
   /**
    * The caller built `obj` for this write and keeps no reference to it or to anything in it (a registry's object
@@ -23,6 +14,16 @@ export interface WriteOptions {
   handOver?: boolean;
 }
 
+/**
+ * The storage primitives shepherd needs, shaped like etcd's so every backend (SQLite, etcd) gives the same
+ * guarantees: one global revision counter over all kinds; an object's resourceVersion is the
+ * revision of its last write (etcd mod_revision); a list carries the store revision it was read at (etcd
+ * header revision); updates are compare-and-swap on resourceVersion; watch replays every change after a
+ * revision in order, or fails with GoneError once that history is compacted.
+ *
+ * The store assigns only `metadata.resourceVersion`; uid, timestamps and validation belong to the registry.
+ * Every write that resolves is durable.
+ */
 export interface Store {
   /** Throws NotFoundError. */
   get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]>;
