@@ -7,6 +7,7 @@ import type { ApiMetrics } from './metrics.js';
 import { eventBatches, hasBatches } from '../store/event-batches.js';
 import type { Store } from '../store/store.js';
 import { statusOf, toShepherdError } from './status-errors.js';
+import { WatchLines } from './watch-lines.js';
 
 export interface WatchStreamsDeps {
   clock: Clock;
@@ -119,6 +120,25 @@ export class WatchStreams {
     );
   }
 
+  /**
+   * Sends `data` as the response's next chunk and returns what to wait on for 'drain'. Node's `res.write` sends a
+   * chunk as four socket writes (length, CRLF, data, CRLF) under a cork lifted on the next tick: for 100 watchers of
+   * one commit, 100 ticks and 100 four-buffer writev calls. Once the headers are out, a chunked response takes the
+   * chunk's frame, built once for every watcher (`WatchLines.frame`), in one write straight to its socket: 4 % less
+   * server CPU a write at 100 watchers (BENCHMARKS.md section 28). The response stays Node's: an ERROR line and the
+   * last chunk go through `res`, behind these bytes on the same socket. A response without a socket (a pipelined
+   * one waiting its turn, whose bytes Node holds) or not chunked (HTTP/1.0) takes `res.write`.
+   */
+  #write(res: ServerResponse, data: Buffer): NodeJS.EventEmitter {
+    const socket = res.socket;
+    if (res.chunkedEncoding && res.headersSent && !res.writableEnded && socket !== null && data.length > 0) {
+      socket.write(this.#lines.frame(data));
+      return socket;
+    }
+    res.write(data);
+    return res;
+  }
+
   async #pump(
     events: AsyncIterable<unknown>,
     res: ServerResponse,
@@ -136,11 +156,12 @@ export class WatchStreams {
           // A batch longer than a slice (a watch's initial state: every object of the kind) is serialised a slice
           // at a time, the event loop free between: 30,000 nodes in one step held it 150 ms (BENCHMARKS.md §26).
           if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-          res.write(this.#lines.batchChunk(batch.length <= WRITE_SLICE ? batch : batch.slice(i, i + WRITE_SLICE)));
+          const data = this.#lines.batchChunk(batch.length <= WRITE_SLICE ? batch : batch.slice(i, i + WRITE_SLICE));
+          const sentOn = this.#write(res, data);
           // Backpressure: a slow client stops us pulling from the store iterator until its socket drains. A
           // commit's batch alone often passes the socket's 16 KiB mark, so a client that keeps up is only waited
           // for beyond a few batches.
-          if (res.writableLength > UNSENT_BYTES_BEFORE_WAIT) await once(res, 'drain', { signal });
+          if (res.writableLength > UNSENT_BYTES_BEFORE_WAIT) await once(sentOn, 'drain', { signal });
         }
       }
     } catch (err) {
@@ -153,97 +174,6 @@ export class WatchStreams {
       if (!res.writableEnded) res.end();
     }
   }
-}
-
-/**
- * The NDJSON lines of watch events, `JSON.stringify(ev) + '\n'`, kept per shared event object: registry events
- * are `{type, object}` whose object every watcher of the change shares (the store's watch cache), so one commit
- * watched by 100 clients is serialised once, from the JSON text the store kept, and encoded to bytes once (a
- * string written to a stream is copied into a new Buffer on every write).
- */
-export class WatchLines {
-  readonly #store: Pick<Store, 'encodedJson'>;
-  readonly #lines = new WeakMap<object, { type: unknown; line: string; chunk?: Buffer }>();
-  /** The bytes of the last few batches, newest last: every watcher of a kind takes the same commit batch. */
-  readonly #batches: { events: readonly unknown[]; chunk: Buffer }[] = [];
-
-  constructor(store: Pick<Store, 'encodedJson'>) {
-    this.#store = store;
-  }
-
-  /** `line(ev)` as bytes, shared by every watcher of the same change. */
-  chunk(ev: unknown): Buffer {
-    const line = this.line(ev);
-    const cached =
-      typeof ev === 'object' && ev !== null ? this.#lines.get((ev as { object?: object }).object ?? ev) : undefined;
-    if (cached === undefined || cached.line !== line) return Buffer.from(line);
-    cached.chunk ??= Buffer.from(line);
-    return cached.chunk;
-  }
-
-  /**
-   * The lines of a batch of events as one Buffer. The watchers that take the same events (each has its own
-   * array of its own event objects, sharing the changed objects) share the Buffer of the first that built it.
-   */
-  batchChunk(events: readonly unknown[]): Buffer {
-    if (events.length === 1) return this.chunk(events[0]);
-    const hit = this.#batches.find((b) => sameEvents(b.events, events));
-    if (hit !== undefined) return hit.chunk;
-    let text = '';
-    for (const ev of events) text += this.line(ev);
-    const chunk = Buffer.from(text);
-    if (events.every(isShareable)) {
-      if (this.#batches.length === RECENT_BATCHES) this.#batches.shift();
-      this.#batches.push({ events, chunk });
-    }
-    return chunk;
-  }
-
-  /** The NDJSON line of a watch event. */
-  line(ev: unknown): string {
-    if (typeof ev !== 'object' || ev === null) return `${JSON.stringify(ev)}\n`;
-    const { type, object } = ev as { type?: unknown; object?: unknown };
-    if (typeof type !== 'string' || typeof object !== 'object' || object === null || !hasOnlyTypeAndObject(ev)) {
-      return `${JSON.stringify(ev)}\n`;
-    }
-    const cached = this.#lines.get(object);
-    if (cached !== undefined && cached.type === type) return cached.line;
-    const json = this.#store.encodedJson(object);
-    const line = json === undefined ? `${JSON.stringify(ev)}\n` : `{"type":${JSON.stringify(type)},"object":${json}}\n`;
-    this.#lines.set(object, { type, line });
-    return line;
-  }
-}
-
-/** Batches remembered by WatchLines.batchChunk: commits of a few kinds interleave, each fans out to many. */
-const RECENT_BATCHES = 4;
-
-/** An event whose line is fixed by its type and its (shared, immutable) object alone. */
-function isShareable(ev: unknown): boolean {
-  if (typeof ev !== 'object' || ev === null) return false;
-  const { type, object } = ev as { type?: unknown; object?: unknown };
-  return typeof type === 'string' && typeof object === 'object' && object !== null && hasOnlyTypeAndObject(ev);
-}
-
-/** Same types and the same objects, in the same order (`cached` holds shareable events only). */
-function sameEvents(cached: readonly unknown[], events: readonly unknown[]): boolean {
-  if (cached.length !== events.length) return false;
-  for (let i = 0; i < events.length; i++) {
-    const a = cached[i] as { type: string; object: object };
-    const b = events[i] as { type?: unknown; object?: unknown } | null;
-    if (typeof b !== 'object' || b === null || a.type !== b.type || a.object !== b.object) return false;
-    if (!hasOnlyTypeAndObject(b)) return false;
-  }
-  return true;
-}
-
-function hasOnlyTypeAndObject(ev: object): boolean {
-  let n = 0;
-  for (const k in ev) {
-    if (k !== 'type' && k !== 'object') return false;
-    n++;
-  }
-  return n === 2;
 }
 
 /**

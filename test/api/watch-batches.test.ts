@@ -69,12 +69,7 @@ describe('watch streams written to the response directly', () => {
     tick();
     const turnsAtWrite: number[] = [];
     app.get('/watch', (request, reply) => {
-      const write = reply.raw.write.bind(reply.raw) as (chunk: unknown) => boolean;
-      reply.raw.write = ((chunk: unknown) => {
-        turnsAtWrite.push(turns);
-        return write(chunk);
-      }) as typeof reply.raw.write;
-      return watches.serve(request, reply, {
+      const served = watches.serve(request, reply, {
         resource: 'nodes',
         timeoutSeconds: undefined,
         events: () =>
@@ -82,6 +77,15 @@ describe('watch streams written to the response directly', () => {
             yield Array.from({ length: n }, (_, i) => ev(i));
           }),
       });
+      // The headers are out; the slices go straight to the socket as chunk frames (Buffers), and the response's
+      // own last chunk (a string) is not one of them.
+      const socket = reply.raw.socket!;
+      const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+      socket.write = ((...args: unknown[]) => {
+        if (typeof args[0] !== 'string') turnsAtWrite.push(turns);
+        return write(...args);
+      }) as typeof socket.write;
+      return served;
     });
     const port = await listenOnLoopback(app);
     try {
@@ -99,6 +103,35 @@ describe('watch streams written to the response directly', () => {
       assert.ok(turnsAtWrite[0]! < turnsAtWrite[1]! && turnsAtWrite[1]! < turnsAtWrite[2]!, `turns ${turnsAtWrite}`);
     } finally {
       ticking = false;
+      await app.close();
+    }
+  });
+
+  it('send plain lines to an HTTP/1.0 client, whose response is not chunked', async () => {
+    const { app, watches } = watchStreamsApp();
+    const ev = (name: string): unknown => ({ type: 'ADDED', object: { metadata: { name } } });
+    app.get('/watch', (request, reply) =>
+      watches.serve(request, reply, {
+        resource: 'nodes',
+        timeoutSeconds: undefined,
+        events: () =>
+          batchedIterable(async function* () {
+            yield [ev('a'), ev('b')];
+            yield [ev('c')];
+          }),
+      }),
+    );
+    const port = await listenOnLoopback(app);
+    try {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (b) => (text += b.toString()));
+      socket.write('GET /watch HTTP/1.0\r\nHost: x\r\n\r\n');
+      await new Promise((resolve) => socket.on('close', resolve));
+      assert.doesNotMatch(text, /transfer-encoding/i);
+      const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+      assert.equal(body, ['a', 'b', 'c'].map((name) => `${JSON.stringify(ev(name))}\n`).join(''));
+    } finally {
       await app.close();
     }
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WatchLines } from '../../src/api/ndjson-watch.js';
+import { WatchLines } from '../../src/api/watch-lines.js';
 import { EncodedJson } from '../../src/store/encoded-json.js';
 
 /** Lines over a store-like source of recorded JSON texts. */
@@ -108,5 +108,24 @@ describe('watch event lines of a batch', () => {
       ]),
       first,
     );
+  });
+});
+
+describe('the HTTP chunk frame of a watch write', () => {
+  it('is the length in hex, CRLF, the bytes and CRLF', () => {
+    const { lines: w } = lines();
+    const data = Buffer.from('é'.repeat(20)); // 40 bytes, 20 characters: the length counts bytes
+    assert.equal(w.frame(data).toString('utf8'), `28\r\n${'é'.repeat(20)}\r\n`);
+  });
+
+  it('is built once for the watchers sending the same Buffer, and again for other bytes', () => {
+    const { lines: w } = lines();
+    const a = Buffer.from('{"a":1}\n');
+    const first = w.frame(a);
+    assert.equal(w.frame(a), first, 'the same frame for the next watcher');
+    assert.notEqual(w.frame(Buffer.from('{"a":1}\n')), first, 'equal bytes in another Buffer are framed anew');
+    for (let i = 0; i < 8; i++) w.frame(Buffer.from(`{"n":${i}}\n`));
+    assert.notEqual(w.frame(a), first, 'only the last few frames are kept');
+    assert.equal(w.frame(a).toString('utf8'), first.toString('utf8'));
   });
 });
