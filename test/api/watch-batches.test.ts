@@ -20,31 +20,40 @@ function chunksOf(response: string): string[] {
   }
 }
 
-/** The raw HTTP/1.1 response to a GET of `path` that asks the server to close the connection after it. */
-async function getUntilClosed(port: number, path: string): Promise<string> {
+/**
+ * The raw response to a GET of `path` that ends with the connection: HTTP/1.1 asking the server to close it after,
+ * or HTTP/1.0, which closes by default.
+ */
+async function getUntilClosed(port: number, path: string, version: '1.0' | '1.1' = '1.1'): Promise<string> {
   const socket = connect(port, '127.0.0.1');
   let text = '';
   socket.on('data', (b) => (text += b.toString()));
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  socket.write(`GET ${path} HTTP/${version}\r\nHost: x\r\n${version === '1.1' ? 'Connection: close\r\n' : ''}\r\n`);
   await new Promise((resolve) => socket.on('close', resolve));
   return text;
 }
 
+const ev = (name: string): unknown => ({ type: 'ADDED', object: { metadata: { name } } });
+
+/** An app whose GET /watch streams `batches` (one commit's events each) on the batch path, then ends. */
+function batchesApp(batches: unknown[][]): ReturnType<typeof watchStreamsApp>['app'] {
+  const { app, watches } = watchStreamsApp();
+  app.get('/watch', (request, reply) =>
+    watches.serve(request, reply, {
+      resource: 'nodes',
+      timeoutSeconds: undefined,
+      events: () =>
+        batchedIterable(async function* () {
+          yield* batches;
+        }),
+    }),
+  );
+  return app;
+}
+
 describe('watch streams written to the response directly', () => {
   it('send each batch of events in one write: one HTTP chunk per batch', async () => {
-    const { app, watches } = watchStreamsApp();
-    const ev = (name: string): unknown => ({ type: 'ADDED', object: { metadata: { name } } });
-    app.get('/watch', (request, reply) =>
-      watches.serve(request, reply, {
-        resource: 'nodes',
-        timeoutSeconds: undefined,
-        events: () =>
-          batchedIterable(async function* () {
-            yield [ev('a'), ev('b'), ev('c')];
-            yield [ev('d')];
-          }),
-      }),
-    );
+    const app = batchesApp([[ev('a'), ev('b'), ev('c')], [ev('d')]]);
     const port = await listenOnLoopback(app);
     try {
       const text = await getUntilClosed(port, '/watch');
@@ -57,7 +66,7 @@ describe('watch streams written to the response directly', () => {
 
   it('write a batch longer than a slice in slices, the event loop turning between them', async () => {
     const { app, watches } = watchStreamsApp();
-    const ev = (i: number): unknown => ({ type: 'ADDED', object: { metadata: { name: `n${i}` } } });
+    const evN = (i: number): unknown => ({ type: 'ADDED', object: { metadata: { name: `n${i}` } } });
     const n = WRITE_SLICE * 2 + 1;
     // Turns of the event loop seen while the batch is written: each write lands in the turn it was made in.
     let turns = 0;
@@ -74,7 +83,7 @@ describe('watch streams written to the response directly', () => {
         timeoutSeconds: undefined,
         events: () =>
           batchedIterable(async function* () {
-            yield Array.from({ length: n }, (_, i) => ev(i));
+            yield Array.from({ length: n }, (_, i) => evN(i));
           }),
       });
       // The headers are out; the slices go straight to the socket as chunk frames (Buffers), and the response's
@@ -96,7 +105,7 @@ describe('watch streams written to the response directly', () => {
         .filter((l) => l !== '');
       assert.deepEqual(
         lines,
-        Array.from({ length: n }, (_, i) => JSON.stringify(ev(i))),
+        Array.from({ length: n }, (_, i) => JSON.stringify(evN(i))),
         'every event, in order',
       );
       assert.equal(turnsAtWrite.length, 3, 'three slices');
@@ -108,26 +117,10 @@ describe('watch streams written to the response directly', () => {
   });
 
   it('send plain lines to an HTTP/1.0 client, whose response is not chunked', async () => {
-    const { app, watches } = watchStreamsApp();
-    const ev = (name: string): unknown => ({ type: 'ADDED', object: { metadata: { name } } });
-    app.get('/watch', (request, reply) =>
-      watches.serve(request, reply, {
-        resource: 'nodes',
-        timeoutSeconds: undefined,
-        events: () =>
-          batchedIterable(async function* () {
-            yield [ev('a'), ev('b')];
-            yield [ev('c')];
-          }),
-      }),
-    );
+    const app = batchesApp([[ev('a'), ev('b')], [ev('c')]]);
     const port = await listenOnLoopback(app);
     try {
-      const socket = connect(port, '127.0.0.1');
-      let text = '';
-      socket.on('data', (b) => (text += b.toString()));
-      socket.write('GET /watch HTTP/1.0\r\nHost: x\r\n\r\n');
-      await new Promise((resolve) => socket.on('close', resolve));
+      const text = await getUntilClosed(port, '/watch', '1.0');
       assert.doesNotMatch(text, /transfer-encoding/i);
       const body = text.slice(text.indexOf('\r\n\r\n') + 4);
       assert.equal(body, ['a', 'b', 'c'].map((name) => `${JSON.stringify(ev(name))}\n`).join(''));
