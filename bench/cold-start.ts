@@ -2,7 +2,10 @@
 // time from spawn to /readyz 200, and its RSS once the controller has listed and judged everything. Every run starts
 // on its own copy of the database as built (a run's controller writes to it: Suspect marks, verdicts, events), so the
 // runs are alike and the peak is a median, not one sample.
+// The nodes registered over the hour before the build, and each has its own last heartbeat and renewal, as a fleet's
+// do (a single timestamp for all would be one string shared 1.3M times once listed: shared-strings.ts).
 //   npm run bench:cold-start -- [--nodes 100000] [--runs 3] [--rss-after 30] [--server-flags="--node-suspect-after 1000"]
+//                               [--server-root DIR]   (another build's checkout, its dist built: an A/B in one sitting)
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -14,6 +17,9 @@ import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { benchLease, benchNode, median, ROOT } from './lib.js';
 import { machine, procSample } from './proc-stats.js';
 
+// Read before the runs: the load and speed probe describe the machine they start on.
+const startedOn = machine();
+
 const { values } = parseArgs({
   options: {
     nodes: { type: 'string', default: '100000' },
@@ -21,6 +27,7 @@ const { values } = parseArgs({
     'rss-after': { type: 'string', default: '30' },
     // Extra server flags, e.g. "--node-suspect-after 1000" to keep the silent nodes from turning Suspect in the window.
     'server-flags': { type: 'string', default: '' },
+    'server-root': { type: 'string', default: ROOT },
   },
 });
 const n = Number(values.nodes);
@@ -29,13 +36,17 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 async function buildDb(path: string): Promise<number> {
   const t0 = performance.now();
   const store = await openSqliteStore({ path });
-  const at = formatTime(Date.now());
+  const now = Date.now();
   const BATCH = 5000;
   for (let i = 0; i < n; i += BATCH) {
     const writes: Promise<unknown>[] = [];
     for (let j = i; j < Math.min(n, i + BATCH); j++) {
-      const node = benchNode(j, at);
-      const lease = benchLease(j, at);
+      const registered = formatTime(now - 3_600_000 + Math.floor((j * 3_000_000) / n));
+      const node = benchNode(j, registered);
+      const heartbeat = formatTime(now - 40_000 + (j % 40_000));
+      for (const c of node.status?.conditions ?? []) c.lastHeartbeatTime = heartbeat;
+      const lease = benchLease(j, registered);
+      lease.spec.renewTime = formatTime(now - 10_000 + (j % 10_000));
       writes.push(store.create('nodes', node), store.create('leases', lease));
     }
     await Promise.all(writes);
@@ -73,7 +84,7 @@ async function coldStart(
       'warn',
       ...values['server-flags'].split(' ').filter((a) => a !== ''),
     ],
-    { cwd: ROOT, stdio: 'ignore' },
+    { cwd: values['server-root'], stdio: 'ignore' },
   );
   try {
     for (;;) {
@@ -118,7 +129,7 @@ try {
   const each = (f: (x: (typeof runs)[number]) => number, unit: string, digits: number): string =>
     `${median(runs.map(f)).toFixed(digits)} ${unit} (median of ${runs.length}: ${runs.map((x) => f(x).toFixed(digits)).join(', ')})`;
   console.log(
-    `Cold start and RSS: ${n} nodes + ${n} leases in SQLite (${sizeMb.toFixed(0)} MB, built in ${buildS.toFixed(0)} s with openSqliteStore), default flags, controller in process (${machine()})\n`,
+    `Cold start and RSS: ${n} nodes + ${n} leases in SQLite (${sizeMb.toFixed(0)} MB, built in ${buildS.toFixed(0)} s with openSqliteStore), ${values['server-flags'] === '' ? 'default flags' : `server flags ${values['server-flags']}`}, controller in process${values['server-root'] === ROOT ? '' : `, the build in ${values['server-root']}`} (${startedOn})\n`,
   );
   console.log('| figure | measured | target |');
   console.log('|---|---|---|');

@@ -2,6 +2,7 @@ import type { Clock } from '../../core/clock.js';
 import { invalidContinueError, listExpiredError } from '../../core/errors.js';
 import type { Resource } from '../../core/kinds.js';
 import type { Logger } from '../../core/logger.js';
+import { shareStrings } from '../shared-strings.js';
 import type { ListContinuation, ListOptions } from '../store.js';
 import { ListSnapshots, pageReader, type ListSnapshotOptions, type PageReader } from './list-snapshots.js';
 import type { PageRow, PageStatements } from './statements.js';
@@ -102,13 +103,20 @@ const LIST_PARSE_CHUNK = 2000;
 
 /**
  * One JSON.parse per row. The rows were read in one synchronous call (so they are one revision); parsing, the
- * expensive part, gives the event loop a turn between chunks, so other requests are answered meanwhile.
+ * expensive part, gives the event loop a turn between chunks, so other requests are answered meanwhile. Equal
+ * string values within a chunk become one string (shared-strings.ts): listed objects are what informers keep.
  */
 export async function parseRows<T>(rows: PageRow[]): Promise<T[]> {
   const items = new Array<T>(rows.length);
+  let seen = new Map<string, string>();
   for (let i = 0; i < rows.length; i++) {
-    if (i > 0 && i % LIST_PARSE_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    items[i] = JSON.parse((rows[i] as PageRow)[1]) as T;
+    if (i > 0 && i % LIST_PARSE_CHUNK === 0) {
+      seen = new Map();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const item = JSON.parse((rows[i] as PageRow)[1]) as T;
+    shareStrings(item, seen);
+    items[i] = item;
     // Drop each row's text once parsed: a large page would otherwise hold both forms until the end.
     (rows as unknown[])[i] = undefined;
   }
