@@ -5,6 +5,7 @@ import type { AnyObject, Resource, ResourceTypes } from '../../core/kinds.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { splitObjectKey } from '../../core/object-key.js';
 import { EncodedJson } from '../encoded-json.js';
+import { shareStrings } from '../shared-strings.js';
 import { RecentObjects } from '../sqlite/recent-objects.js';
 import {
   DEFAULT_HISTORY_RETENTION_MS,
@@ -172,7 +173,13 @@ export class EtcdStore implements Store {
         throw pagedRangeError(err, from?.revision);
       }),
     );
-    const items = res.kvs.map((kv) => this.#handOut(decodeKv<ResourceTypes[R]>(kv)));
+    // Equal string values within the page become one string: listed objects are what informers keep.
+    const seen = new Map<string, string>();
+    const items = res.kvs.map((kv) => {
+      const item = decodeKv<ResourceTypes[R]>(kv);
+      shareStrings(item, seen);
+      return this.#handOut(item);
+    });
     const revision = from?.revision ?? Number(res.header.revision);
     const last = res.kvs.at(-1);
     if (!res.more || last === undefined) return { items, revision };
