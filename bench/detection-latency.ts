@@ -15,6 +15,9 @@ import { eventually } from '../test/support/eventually.js';
 import { median, ROOT, spawnListening } from './lib.js';
 import { cpuShare, machine, procSample } from './proc-stats.js';
 
+// Read before the runs: the load and speed probe describe the machine they start on.
+const startedOn = machine();
+
 const { values } = parseArgs({
   options: {
     samples: { type: 'string', default: '3' },
@@ -139,7 +142,7 @@ const list = [...samples.values()];
 const s = (v: number | undefined, from: number): string =>
   v === undefined ? 'not seen' : ((v - from) / 1000).toFixed(1);
 console.log(
-  `Detection latency, default flags (grace 50 s, monitor period 5 s, 40 s leases), ${list.length} agents SIGKILLed ${values.stagger} s apart (${machine()})\n`,
+  `Detection latency, default flags (grace 50 s, monitor period 5 s, 40 s leases), ${list.length} agents SIGKILLed ${values.stagger} s apart (${startedOn})\n`,
 );
 console.log(
   '| agent | death → Ready=Unknown s | death → NoExecute taint s | last renewal → Unknown s | target (grace + period + 1 s) |',

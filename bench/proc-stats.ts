@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 
 const TICKS = 100; // USER_HZ on Linux
 
@@ -23,7 +23,34 @@ export function machine(): string {
     .split('\n')
     .filter((l) => l.startsWith('processor')).length;
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  return `${nproc} × ${cpu}, Node ${process.version}, load average at start ${load}`;
+  return `${nproc} × ${cpu}, Node ${process.version}, load average at start ${load}, ${speedProbe()}`;
+}
+
+/**
+ * A fixed piece of work, timed. At low load this machine's speed still moves by up to 2 × within an hour
+ * (BENCHMARKS.md §28), so absolute figures from different sittings compare only beside a reading like this one:
+ * JavaScript (JSON round trips of a 200-entry object) and system calls (`fstat`), each the median of 5 rounds.
+ * Lower is faster; it takes about half a second.
+ */
+export function speedProbe(): string {
+  const obj = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`key-${i}`, { n: i, s: `value-${i}` }]));
+  const js: number[] = [];
+  const sys: number[] = [];
+  const fd = openSync('/proc/self/stat', 'r');
+  try {
+    for (let round = 0; round < 5; round++) {
+      let t = performance.now();
+      for (let i = 0; i < 300; i++) JSON.parse(JSON.stringify(obj));
+      js.push(performance.now() - t);
+      t = performance.now();
+      for (let i = 0; i < 20_000; i++) fstatSync(fd);
+      sys.push(((performance.now() - t) * 1000) / 20_000);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const mid = (xs: number[]): number => xs.sort((a, b) => a - b)[2] as number;
+  return `speed probe ${mid(js).toFixed(1)} ms JSON, ${mid(sys).toFixed(2)} µs a system call (lower is faster)`;
 }
 
 /** CPU seconds of a process split into its main thread and all its other threads (workers, libuv pool, GC). */

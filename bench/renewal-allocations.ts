@@ -13,6 +13,9 @@ import { eventually } from '../test/support/eventually.js';
 import { createLeases, ROOT } from './lib.js';
 import { machine } from './proc-stats.js';
 
+// Read before the runs: the load and speed probe describe the machine they start on.
+const startedOn = machine();
+
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '5' },
@@ -79,7 +82,7 @@ try {
   };
   walk(profile.head);
   console.log(
-    `Allocations per durable renewal: ${result.total} renewals at ${result.rps.toFixed(0)} req/s (${machine()})\n`,
+    `Allocations per durable renewal: ${result.total} renewals at ${result.rps.toFixed(0)} req/s (${startedOn})\n`,
   );
   console.log(`total: ${(total / result.total / 1024).toFixed(1)} KiB per renewal (sampled every 512 bytes)\n`);
   console.log('| function (allocation site) | bytes per renewal |');
