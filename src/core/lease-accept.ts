@@ -1,4 +1,4 @@
-import { isApiTime } from './clock.js';
+import { intIn, isPlain, only, stringUpTo, time, type Plain } from './accept-checks.js';
 import type { LeaseInput } from './lease-schema.js';
 import { MAX_KIND_CHARS, MAX_NAME_CHARS, MAX_UID_CHARS } from './limits.js';
 import { nameProblem } from './names.js';
@@ -12,33 +12,9 @@ import { nameProblem } from './names.js';
  * the two together (test/core/lease-accept.test.ts). zod's parse of this body cost ~5 µs per renewal.
  */
 
-type Plain = Record<string, unknown>;
-
 const BODY_KEYS = new Set(['apiVersion', 'kind', 'metadata', 'spec']);
 const META_KEYS = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp']);
 const SPEC_KEYS = new Set(['holderIdentity', 'leaseDurationSeconds', 'acquireTime', 'renewTime', 'leaseTransitions']);
-
-function isPlain(v: unknown): v is Plain {
-  return typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
-}
-
-/** Every own key is one of `keys`, none holds undefined, and no key is inherited. */
-function only(obj: Plain, keys: ReadonlySet<string>): boolean {
-  for (const k in obj) if (!Object.hasOwn(obj, k) || !keys.has(k) || obj[k] === undefined) return false;
-  return true;
-}
-
-function stringUpTo(v: unknown, max: number): v is string {
-  return typeof v === 'string' && v.length <= max;
-}
-
-function intIn(v: unknown, min: number, max: number): v is number {
-  return Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max;
-}
-
-function time(v: unknown): v is string {
-  return typeof v === 'string' && isApiTime(v);
-}
 
 /**
  * The schema's output for a plain Lease body, or undefined to let the schema judge it. With `update`, a body

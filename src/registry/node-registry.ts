@@ -1,6 +1,7 @@
 import { isReason } from '../core/errors.js';
 import { NODE_LEASE_NAMESPACE } from '../core/lease.js';
 import { objectKey } from '../core/object-key.js';
+import { acceptNodeInput } from '../core/node-accept.js';
 import { NodeInputSchema } from '../core/node-schema.js';
 import type { Node, NodeInput } from '../core/node.js';
 import {
@@ -16,8 +17,9 @@ import { checkName, invalidError, parseBody } from './validation.js';
 
 const KIND = 'Node';
 
+/** The controller's whole-Node writes are almost always bodies the fast path knows; anything else goes to the schema. */
 function parseNode(body: unknown, update: boolean): NodeInput {
-  return parseBody(NodeInputSchema, body, KIND, { update });
+  return acceptNodeInput(body, { update }) ?? parseBody(NodeInputSchema, body, KIND, { update });
 }
 
 /**
