@@ -153,18 +153,20 @@ export class AdaptiveDetection {
    * copies of the chunk before, written and judged, are dropped once the cache has what we wrote, so a pass that
    * doubts every node of a cold start holds one chunk of each, not 100k.
    */
-  async apply(work: Work): Promise<void> {
+  async apply(work: Work, stopped: () => boolean = () => false): Promise<void> {
     const { config, verdicts, writes } = this.#deps;
     let previous: SuspectWork[] = [];
-    for (let from = 0; from < work.suspect.length; from += SUSPECT_CHUNK) {
+    // A stopping controller starts no more writes: a cold start's pass would otherwise hold its shutdown for every
+    // node (BENCHMARKS.md §29). Unwritten changes are decided again by the next pass.
+    for (let from = 0; from < work.suspect.length && !stopped(); from += SUSPECT_CHUNK) {
       const chunk = work.suspect.slice(from, from + SUSPECT_CHUNK);
-      await mapLimit(chunk, config.nodeWorkers, (w) => this.#writeSuspect(w));
+      await mapLimit(chunk, config.nodeWorkers, (w) => this.#writeSuspect(w), stopped);
       verdicts.resolve();
       writes.prune(previous.map((w) => w.rec.name));
       this.#adopt(previous);
       previous = chunk;
     }
-    await mapLimit(work.flaps, config.nodeWorkers, (w) => this.#writeFlapping(w.rec, w.node, w.action));
+    await mapLimit(work.flaps, config.nodeWorkers, (w) => this.#writeFlapping(w.rec, w.node, w.action), stopped);
   }
 
   /** The records of written nodes let go of the copies they judged once the cache holds what was written. */

@@ -93,18 +93,23 @@ export class NodeLifecycleController {
         synced: () => nodes.hasSynced() && leases.hasSynced(),
         periodMs: this.#cfg.nodeMonitorPeriodMs,
         tainterPeriodMs: this.#cfg.tainterPeriodMs,
-        pass: () => this.monitorNodeHealth(),
+        pass: () => this.monitorNodeHealth(signal),
         tainter: () => this.doNoExecuteTaintingPass(),
       },
       signal,
     );
   }
 
-  monitorNodeHealth(): Promise<void> {
+  /**
+   * One pass. Once `signal` is aborted (the controller is stopping, or lost its lease) the pass starts no more
+   * writes: the ones in flight finish, what was written gets its verdicts, and the rest is left to the next pass.
+   */
+  monitorNodeHealth(signal?: AbortSignal): Promise<void> {
+    const stopped = (): boolean => signal?.aborted === true;
     return this.#exclusive(async () => {
       const start = this.#deps.clock.monotonic();
       try {
-        await this.#pass();
+        await this.#pass(stopped);
       } finally {
         this.#passes++;
         this.#p.metrics.passDuration.observe((this.#deps.clock.monotonic() - start) / 1000);
@@ -154,7 +159,7 @@ export class NodeLifecycleController {
    * node (the same cached node and lease objects as last pass) costs a few identity comparisons per loop: nothing
    * is copied or allocated, no promise is made for it.
    */
-  async #pass(): Promise<void> {
+  async #pass(stopped: () => boolean): Promise<void> {
     const now = this.#deps.clock.monotonic();
     const gap = this.#p.pause.passStarted(now);
     if (gap !== undefined) {
@@ -183,17 +188,24 @@ export class NodeLifecycleController {
       // The steady state: nothing to confirm or write, so no await before the taint plans are made.
       this.#p.witnesses?.beginPass(nodes);
       this.#classify(nodes, recs);
-      return this.#afterJudgement(nodes, recs, new Map());
+      return this.#afterJudgement(nodes, recs, new Map(), stopped);
     }
     const owned = (nodes = nodes.slice());
     // Witnesses are weighed on the pass's own copy: the marks below await.
     this.#p.witnesses?.beginPass(owned);
-    const confirmed = await confirmMarks(this.#marking, owned, recs, marks);
+    const confirmed = await confirmMarks(this.#marking, owned, recs, marks, stopped);
     if (!Array.isArray(confirmed)) return this.#abandon(confirmed, owned, recs, marks);
+    if (stopped()) return;
     this.#classify(owned, recs);
-    const written = await writeMarks(this.#marking, confirmed, owned, recs, marks);
+    const written = await writeMarks(this.#marking, confirmed, owned, recs, marks, stopped);
     if (!(written instanceof Map)) return this.#abandon(written, owned, recs, marks);
-    return this.#afterJudgement(owned, recs, written);
+    if (stopped()) {
+      // What was written is in the store: its verdicts still go out (the pacer flushes after the pass).
+      draftMarks(this.#p.verdicts, written, recs, this.#deps.clock, this.#cfg.detection);
+      this.#p.verdicts.resolve();
+      return;
+    }
+    return this.#afterJudgement(owned, recs, written, stopped);
   }
 
   /**
@@ -204,6 +216,7 @@ export class NodeLifecycleController {
     nodes: readonly Node[],
     recs: readonly NodeRecord[],
     written: ReadonlyMap<number, Judged>,
+    stopped: () => boolean,
   ): Promise<void> {
     this.#p.breaker.release();
     if (this.#held.size > 0) this.#held.clear();
@@ -236,9 +249,9 @@ export class NodeLifecycleController {
     const plans = this.#p.taints.plan(nodes, recs, master ? undefined : unsettled, master);
     // Verdicts of this pass's marks and queueing, with the queue as the reconcile left it.
     this.#p.verdicts.resolve();
-    await mapLimit(plans, this.#cfg.nodeWorkers, (p) => this.#p.taints.apply(p));
-    await this.#p.taints.tainterPass();
-    if (detected) await this.#p.detection?.apply(detected);
+    await mapLimit(plans, this.#cfg.nodeWorkers, (p) => this.#p.taints.apply(p), stopped);
+    if (!stopped()) await this.#p.taints.tainterPass();
+    if (detected) await this.#p.detection?.apply(detected, stopped);
     this.#p.verdicts.resolve();
     this.#p.metrics.setZones(outcome.counts);
     this.#p.metrics.masterDisruption.set(master ? 1 : 0);

@@ -33,6 +33,7 @@ export async function confirmMarks(
   nodes: readonly Node[],
   recs: readonly NodeRecord[],
   marks: readonly number[],
+  stopped: () => boolean = () => false,
 ): Promise<Judged[] | ShortCircuit> {
   let tripped: ShortCircuit | undefined;
   const verdicts = await mapLimit(
@@ -43,7 +44,7 @@ export async function confirmMarks(
       if (v.kind === 'short-circuit') tripped ??= v;
       return v;
     },
-    () => tripped !== undefined,
+    () => tripped !== undefined || stopped(),
   );
   return tripped ?? (verdicts as Judged[]);
 }
@@ -60,8 +61,15 @@ export async function writeMarks(
   nodes: Node[],
   recs: readonly NodeRecord[],
   marks: readonly number[],
+  stopped: () => boolean = () => false,
 ): Promise<Map<number, Judged> | ShortCircuit> {
-  const settled = await mapLimit(verdicts, deps.evalDeps.config.nodeWorkers, (v) => settleNode(deps.evalDeps, v));
+  // Once stopped, no write starts; those not started are holes, which forEach skips (the next pass decides them).
+  const settled = await mapLimit(
+    verdicts,
+    deps.evalDeps.config.nodeWorkers,
+    (v) => settleNode(deps.evalDeps, v),
+    stopped,
+  );
   let tripped: ShortCircuit | undefined;
   const written = new Map<number, Judged>();
   settled.forEach((s, k) => {
