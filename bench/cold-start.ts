@@ -6,7 +6,7 @@
 // do (a single timestamp for all would be one string shared 1.3M times once listed: shared-strings.ts).
 //   npm run bench:cold-start -- [--nodes 100000] [--runs 3] [--rss-after 30] [--server-flags="--node-suspect-after 1000"]
 //                               [--server-root DIR]   (another build's checkout, its dist built: an A/B in one sitting)
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -67,7 +67,7 @@ function freePort(): Promise<number> {
 async function coldStart(
   db: string,
   rssAfterS: number,
-): Promise<{ readyS: number; rssMb: number; rssReadyMb: number }> {
+): Promise<{ readyS: number; rssMb: number; rssReadyMb: number; stopS: number }> {
   const port = await freePort();
   const t0 = performance.now();
   const child = spawn(
@@ -104,11 +104,21 @@ async function coldStart(
       await sleep(1000);
       rssMb = Math.max(rssMb, procSample(child.pid as number).rssMb);
     }
-    return { readyS, rssMb, rssReadyMb };
+    // How long a SIGTERM takes to end it in the middle of the controller's first passes.
+    const stopAt = performance.now();
+    child.kill('SIGTERM');
+    await exited(child);
+    return { readyS, rssMb, rssReadyMb, stopS: (performance.now() - stopAt) / 1000 };
   } finally {
     child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+    await exited(child);
   }
+}
+
+function exited(child: ChildProcess): Promise<unknown> {
+  return new Promise((r) =>
+    child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r),
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'shepherd-cold-'));
@@ -138,6 +148,7 @@ try {
   console.log(
     `| peak RSS over the first ${values['rss-after']} s after ready (informers listed, controller judging) | ${each((x) => x.rssMb, 'MB', 0)} | ≤ 500 MB |`,
   );
+  console.log(`| SIGTERM → exit, then | ${each((x) => x.stopS, 's', 2)} | — |`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
