@@ -148,7 +148,9 @@ try {
   console.log(
     `| peak RSS over the first ${values['rss-after']} s after ready (informers listed, controller judging) | ${each((x) => x.rssMb, 'MB', 0)} | ≤ 500 MB |`,
   );
-  console.log(`| SIGTERM → exit, then | ${each((x) => x.stopS, 's', 2)} | — |`);
+  console.log(
+    `| SIGTERM → exit at the end of the window (the Suspect pass under way) | ${each((x) => x.stopS, 's', 2)} | — |`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
