@@ -17,7 +17,7 @@ import { QUANTITY_RE } from './quantity.js';
 
 /*
  * The Node's fast accept path, as lease-accept.ts is the renewal's: the controller writes whole Nodes (a Suspect or
- * Unknown mark, a taint), and zod's parse of one allocated ~14 KB and was the largest cost of a Suspect mark
+ * Unknown mark, a taint), and zod's parse of one allocated ~28 KB, the largest cost of a Suspect mark
  * (BENCHMARKS.md §29). It answers exactly what `NodeInputSchema.safeParse(body).data` would, a new object at every
  * level with keys in the schema's order, or undefined for anything it does not know; the registry then runs the
  * schema, which accepts or explains. Each rule below mirrors one in node-schema.ts and meta.ts, never looser; a
