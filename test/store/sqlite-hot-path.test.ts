@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { NotFoundError } from '../../src/core/errors.js';
 import { RecentObjects } from '../../src/store/sqlite/recent-objects.js';
 import { lease, node, rv, touched } from './fixtures.js';
@@ -32,6 +33,35 @@ describe('sqlite store hot paths', () => {
       await assert.rejects(t.store.get('leases', 'node-lease/a'), NotFoundError);
       const n = await t.store.create('nodes', node('a'));
       assert.equal(rv(await t.store.get('nodes', 'a')), rv(n), 'same key, other kind');
+      await t.cleanup();
+    }
+  });
+
+  it('caches the texts it wrote, never one it read: a read before a write leaves nothing to collect later', async () => {
+    const t = await openTestStore({ recentObjects: 1 });
+    const a = await t.store.create('leases', lease('a'));
+    await t.store.create('leases', lease('b')); // capacity 1: "a" is no longer cached
+    const outside = new Database(t.path);
+    const edit = (key: string, holder: string): void => {
+      outside
+        .prepare("UPDATE objects SET value = json_set(value, '$.spec.holderIdentity', ?) WHERE key = ?")
+        .run(holder, key);
+    };
+    try {
+      const read = await t.store.get('leases', 'node-lease/a');
+      assert.deepEqual(read, a);
+      assert.equal(t.store.encodedJson(read), JSON.stringify(read), 'its text is built when asked for');
+      // Edited behind the store's back (never done in use): which copy a get answers shows what is cached.
+      edit('node-lease/a', 'edited');
+      edit('node-lease/b', 'edited');
+      assert.equal(
+        (await t.store.get('leases', 'node-lease/a')).spec.holderIdentity,
+        'edited',
+        'the read was not kept',
+      );
+      assert.equal((await t.store.get('leases', 'node-lease/b')).spec.holderIdentity, 'b', 'the write still is');
+    } finally {
+      outside.close();
       await t.cleanup();
     }
   });

@@ -159,15 +159,20 @@ export class SqliteStore implements Store {
 
   async get<R extends Resource>(resource: R, key: string): Promise<ResourceTypes[R]> {
     this.#assertOpen();
-    let json = this.#recent.get(resource, key);
-    if (json === undefined) {
-      const row = this.#read(() => this.#stmts.getObject.get(resource, key));
-      if (row === undefined) throw new NotFoundError(resource, splitObjectKey(key).name);
-      json = row.value;
-      this.#recent.set(resource, key, json);
+    const cached = this.#recent.get(resource, key);
+    if (cached !== undefined) {
+      const obj = JSON.parse(cached) as ResourceTypes[R];
+      this.#encoded.record(obj, cached);
+      return obj;
     }
-    const obj = JSON.parse(json) as ResourceTypes[R];
-    this.#encoded.record(obj, json);
+    const row = this.#read(() => this.#stmts.getObject.get(resource, key));
+    if (row === undefined) throw new NotFoundError(resource, splitObjectKey(key).name);
+    // The row's text is neither cached nor kept on the object (its text is built if it is ever sent): a read is
+    // mostly the one before a write, which caches the new text, and keeping the old one only makes it live long
+    // enough to be garbage in the old generation (a cold start's pass reads and rewrites 100k Nodes: BENCHMARKS.md
+    // §30). The cache holds what this store wrote.
+    const obj = JSON.parse(row.value) as ResourceTypes[R];
+    this.#encoded.recordLazily(obj);
     return obj;
   }
 
