@@ -167,10 +167,8 @@ export class SqliteStore implements Store {
     }
     const row = this.#read(() => this.#stmts.getObject.get(resource, key));
     if (row === undefined) throw new NotFoundError(resource, splitObjectKey(key).name);
-    // The row's text is neither cached nor kept on the object (its text is built if it is ever sent): a read is
-    // mostly the one before a write, which caches the new text, and keeping the old one only makes it live long
-    // enough to be garbage in the old generation (a cold start's pass reads and rewrites 100k Nodes: BENCHMARKS.md
-    // §30). The cache holds what this store wrote.
+    // Neither cached nor kept (a text is built if ever sent): the read is mostly the one before a write, and keeping
+    // the old text only makes it old-generation garbage (BENCHMARKS.md §30). The cache holds what this store wrote.
     const obj = JSON.parse(row.value) as ResourceTypes[R];
     this.#encoded.recordLazily(obj);
     return obj;
