@@ -47,6 +47,10 @@ interface RunResult {
   /** The server's event-loop delay over the write window (its /metrics). */
   loopP99Ms: number;
   loopMaxMs: number;
+  /** The watchers' thread's event-loop delay: a receipt can be stamped this late by the client itself. */
+  watcherLoopP99Ms: number;
+  watcherLoopMaxMs: number;
+  watcherGcMaxMs: number;
   /** Cores this process used over the write window: the writer's thread, and the rest (the watchers' worker). */
   writerCores: number;
   watcherCores: number;
@@ -73,7 +77,8 @@ async function serverStats(
 
 async function run(url: string, pid: number, leases: { name: string; rv: string }[]): Promise<RunResult> {
   const current = (await (await fetch(`${url}/api/v1/leases`)).json()) as { metadata: { resourceVersion: string } };
-  const watchers = await startWatchers(url, current.metadata.resourceVersion, W);
+  // Each watcher sees every write: the window's writes and a margin.
+  const watchers = await startWatchers(url, current.metadata.resourceVersion, W, RATE * SECONDS * 1.25);
   await sleep(500);
   const pool = new Pool(url, { connections: 64 });
   const sent = new Map<number, { sent: number; acked: number }>();
@@ -132,7 +137,7 @@ async function run(url: string, pid: number, leases: { name: string; rv: string 
   const commits = commits1.count - commits0.count;
   const meanBatch = (commits1.sum - commits0.sum) / commits;
   await sleep(1000);
-  const arrivals = await watchers.stop();
+  const { arrivals, delay } = await watchers.stop();
   await pool.close();
   const fromSent = new LatencyHistogram();
   const fromAck = new LatencyHistogram();
@@ -154,6 +159,9 @@ async function run(url: string, pid: number, leases: { name: string; rv: string 
     meanCommitMs: ((commits1.commitS - commits0.commitS) * 1000) / commits,
     loopP99Ms: commits1.loopP99Ms,
     loopMaxMs: commits1.loopMaxMs,
+    watcherLoopP99Ms: delay.p99Ms,
+    watcherLoopMaxMs: delay.maxMs,
+    watcherGcMaxMs: delay.gcMaxMs,
     writerCores,
     watcherCores,
     delivered,
@@ -188,7 +196,7 @@ try {
       const leases = await createLeases(s.url, Number(values.leases));
       const res = await run(s.url, s.child.pid as number, leases);
       process.stderr.write(
-        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, server ${res.serverUsPerWrite.toFixed(0)} µs CPU/write, ${res.commits} commits of ${res.meanBatch.toFixed(1)} (${res.meanCommitMs.toFixed(1)} ms each), loop delay p99 ${res.loopP99Ms.toFixed(1)} max ${res.loopMaxMs.toFixed(1)} ms, client cores ${res.writerCores.toFixed(2)} + ${res.watcherCores.toFixed(2)}, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
+        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, server ${res.serverUsPerWrite.toFixed(0)} µs CPU/write, ${res.commits} commits of ${res.meanBatch.toFixed(1)} (${res.meanCommitMs.toFixed(1)} ms each), loop delay p99 ${res.loopP99Ms.toFixed(1)} max ${res.loopMaxMs.toFixed(1)} ms (watchers' ${res.watcherLoopP99Ms.toFixed(1)} / ${res.watcherLoopMaxMs.toFixed(1)}, longest GC ${res.watcherGcMaxMs.toFixed(1)}), client cores ${res.writerCores.toFixed(2)} + ${res.watcherCores.toFixed(2)}, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
       );
       results.push(res);
     } finally {
@@ -213,6 +221,9 @@ console.log(
 );
 console.log(
   `| server event-loop delay over the window, p99 / max ms | ${med((r) => r.loopP99Ms)} / ${med((r) => r.loopMaxMs)} | — |`,
+);
+console.log(
+  `| the watchers' thread: event-loop delay p99 / max, longest GC, ms (how late the client itself may stamp a receipt) | ${med((r) => r.watcherLoopP99Ms)} / ${med((r) => r.watcherLoopMaxMs)}, ${med((r) => r.watcherGcMaxMs)} | — |`,
 );
 console.log(
   `| group commits, mean writes per commit, mean commit ms | ${med((r) => r.commits)}, ${med((r) => r.meanBatch)}, ${med((r) => r.meanCommitMs)} | — |`,
