@@ -14,6 +14,7 @@ import { nowMs, startWatchers } from './watch-fanout-watchers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 // Read before the runs: the load and speed probe describe the machine they start on.
 const startedOn = machine();
@@ -51,6 +52,11 @@ interface RunResult {
   watcherLoopP99Ms: number;
   watcherLoopMaxMs: number;
   watcherGcMaxMs: number;
+  /**
+   * The writer's thread's event-loop delay: it stamps each acknowledgement, so a late stamp would shorten the
+   * commit → delivery figure, not lengthen it; its max bounds how much.
+   */
+  writerLoopMaxMs: number;
   /** Cores this process used over the write window: the writer's thread, and the rest (the watchers' worker). */
   writerCores: number;
   watcherCores: number;
@@ -90,6 +96,8 @@ async function run(url: string, pid: number, leases: { name: string; rv: string 
   const commits0 = await serverStats(url);
   const cpu0 = threadCpu(pid).mainS;
   const own0 = threadCpu(process.pid);
+  const writerLoop = monitorEventLoopDelay({ resolution: 1 });
+  writerLoop.enable();
   const t0 = performance.now();
   let issued = 0;
   let next = 0;
@@ -127,6 +135,7 @@ async function run(url: string, pid: number, leases: { name: string; rv: string 
     await sleep(2);
   }
   await Promise.all(inflight);
+  writerLoop.disable();
   const writesPerS = sent.size / ((performance.now() - t0) / 1000);
   const serverUsPerWrite = ((threadCpu(pid).mainS - cpu0) * 1e6) / sent.size;
   const own1 = threadCpu(process.pid);
@@ -162,6 +171,7 @@ async function run(url: string, pid: number, leases: { name: string; rv: string 
     watcherLoopP99Ms: delay.p99Ms,
     watcherLoopMaxMs: delay.maxMs,
     watcherGcMaxMs: delay.gcMaxMs,
+    writerLoopMaxMs: writerLoop.max / 1e6,
     writerCores,
     watcherCores,
     delivered,
@@ -196,7 +206,7 @@ try {
       const leases = await createLeases(s.url, Number(values.leases));
       const res = await run(s.url, s.child.pid as number, leases);
       process.stderr.write(
-        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, server ${res.serverUsPerWrite.toFixed(0)} µs CPU/write, ${res.commits} commits of ${res.meanBatch.toFixed(1)} (${res.meanCommitMs.toFixed(1)} ms each), loop delay p99 ${res.loopP99Ms.toFixed(1)} max ${res.loopMaxMs.toFixed(1)} ms (watchers' ${res.watcherLoopP99Ms.toFixed(1)} / ${res.watcherLoopMaxMs.toFixed(1)}, longest GC ${res.watcherGcMaxMs.toFixed(1)}), client cores ${res.writerCores.toFixed(2)} + ${res.watcherCores.toFixed(2)}, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
+        `run ${r + 1}: ${res.writesPerS.toFixed(0)} writes/s, server ${res.serverUsPerWrite.toFixed(0)} µs CPU/write, ${res.commits} commits of ${res.meanBatch.toFixed(1)} (${res.meanCommitMs.toFixed(1)} ms each), loop delay p99 ${res.loopP99Ms.toFixed(1)} max ${res.loopMaxMs.toFixed(1)} ms (watchers' ${res.watcherLoopP99Ms.toFixed(1)} / ${res.watcherLoopMaxMs.toFixed(1)}, longest GC ${res.watcherGcMaxMs.toFixed(1)}; writer's max ${res.writerLoopMaxMs.toFixed(1)}), client cores ${res.writerCores.toFixed(2)} + ${res.watcherCores.toFixed(2)}, delivered ${res.delivered}/${res.expected}, from write p50 ${res.fromSent.quantile(0.5).toFixed(1)} p99 ${res.fromSent.quantile(0.99).toFixed(1)} ms, from ack p99 ${res.fromAck.quantile(0.99).toFixed(1)} ms\n`,
       );
       results.push(res);
     } finally {
@@ -224,6 +234,9 @@ console.log(
 );
 console.log(
   `| the watchers' thread: event-loop delay p99 / max, longest GC, ms (how late the client itself may stamp a receipt) | ${med((r) => r.watcherLoopP99Ms)} / ${med((r) => r.watcherLoopMaxMs)}, ${med((r) => r.watcherGcMaxMs)} | — |`,
+);
+console.log(
+  `| the writer's thread (it stamps the acknowledgements): event-loop delay max, ms | ${med((r) => r.writerLoopMaxMs)} | — |`,
 );
 console.log(
   `| group commits, mean writes per commit, mean commit ms | ${med((r) => r.commits)}, ${med((r) => r.meanBatch)}, ${med((r) => r.meanCommitMs)} | — |`,
