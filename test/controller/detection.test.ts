@@ -108,6 +108,54 @@ describe('Suspect writes in chunks', () => {
   });
 });
 
+describe('Suspect writes take at most one monitor period a pass', () => {
+  const name = (i: number): string => `n${String(i).padStart(4, '0')}`;
+
+  it('a pass whose Suspect writes outlast the period leaves the rest to the next pass, and every node gets there', async () => {
+    const h = detecting();
+    const n = 4 * SUSPECT_CHUNK + 10;
+    for (let i = 0; i < n; i++) h.addNode(name(i), { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 15_000);
+    assert.equal(h.statusWrites(), 0, 'silent 15 s: nobody is Suspect yet');
+    // Each status write takes 4 ms: a chunk 2 s, so the 5 s budget ends after the third chunk.
+    const perWriteMs = 4;
+    h.client.onChange((resource) => {
+      if (resource === 'nodes') h.clock.elapse(perWriteMs);
+    });
+    await h.clock.advance(5_000);
+    const started = h.clock.monotonic();
+    await h.controller.monitorNodeHealth();
+    const tookMs = h.clock.monotonic() - started;
+    const chunkMs = SUSPECT_CHUNK * perWriteMs;
+    assert.equal(h.statusWrites(), 3 * SUSPECT_CHUNK, 'chunks started within the budget, and no more');
+    assert.ok(tookMs <= h.config.nodeMonitorPeriodMs + chunkMs, `the pass took ${tookMs} ms`);
+    assert.match(await h.registry.metrics(), new RegExp(`suspect_writes_deferred_total ${n - 3 * SUSPECT_CHUNK}\n`));
+    assert.ok(h.lines.some((l) => l.msg.includes(`${n - 3 * SUSPECT_CHUNK} of ${n} Suspect changes are left`)));
+    // The next pass writes the rest: each node once, in name order, each with one verdict.
+    await runUntil(h, h.clock.monotonic() + 5_000);
+    assert.equal(h.statusWrites(), n);
+    for (let i = 0; i < n; i++) assert.equal(h.statusWrites(name(i)), 1, name(i));
+    await runUntil(h, h.clock.monotonic() + 60_000); // the pacer lets the verdicts out at its rate
+    assert.equal(h.verdicts.of(undefined, 'Suspect').length, n);
+    assert.equal(new Set(h.verdicts.of(undefined, 'Suspect').map((v) => v.node)).size, n);
+  });
+
+  it('a store slower than the whole budget still gets one chunk written each pass', async () => {
+    const h = detecting();
+    const n = 2 * SUSPECT_CHUNK;
+    for (let i = 0; i < n; i++) h.addNode(name(i), { ready: 'True', zone: 'z' });
+    await h.controller.monitorNodeHealth();
+    await runUntil(h, 15_000);
+    h.client.onChange((resource) => {
+      if (resource === 'nodes') h.clock.elapse(h.config.nodeMonitorPeriodMs); // every write outlasts the budget
+    });
+    await h.clock.advance(5_000);
+    await h.controller.monitorNodeHealth();
+    assert.equal(h.statusWrites(), SUSPECT_CHUNK);
+  });
+});
+
 describe('Suspect writes let go of the copies they judged', () => {
   const name = (i: number): string => `n${String(i).padStart(4, '0')}`;
 

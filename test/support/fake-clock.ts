@@ -71,6 +71,15 @@ export class FakeClock implements Clock {
     });
   }
 
+  /**
+   * Moves time forward by ms at once, as a synchronous step that takes time would (a write, in a test of how long a
+   * pass may take): no sleeper wakes here; those now due wake at the next `advance`.
+   */
+  elapse(ms: number): void {
+    this.#wall += ms;
+    this.#mono += ms;
+  }
+
   /** Moves time forward by ms, waking every sleeper due on the way, in order. */
   async advance(ms: number): Promise<void> {
     const target = this.#mono + ms;

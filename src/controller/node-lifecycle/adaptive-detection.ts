@@ -151,20 +151,33 @@ export class AdaptiveDetection {
    * Makes the writes `learn` decided, drafting a verdict for each that went through. Suspect writes go in chunks of
    * SUSPECT_CHUNK (docs/node-lifecycle.md#suspect-writes-in-chunks): after each, its verdicts go to the pacer, and our
    * copies of the chunk before, written and judged, are dropped once the cache has what we wrote, so a pass that
-   * doubts every node of a cold start holds one chunk of each, not 100k.
+   * doubts every node of a cold start holds one chunk of each, not 100k. No chunk starts once the Suspect writes have
+   * taken one monitor period: the passes and taints behind them wait no longer than that.
    */
   async apply(work: Work, stopped: () => boolean = () => false): Promise<void> {
-    const { config, verdicts, writes } = this.#deps;
+    const { clock, config, verdicts, writes, metrics, log } = this.#deps;
+    const budgetEnds = clock.monotonic() + config.nodeMonitorPeriodMs;
     let previous: SuspectWork[] = [];
+    let from = 0;
     // A stopping controller starts no more writes: a cold start's pass would otherwise hold its shutdown for every
     // node (BENCHMARKS.md §29). Unwritten changes are decided again by the next pass.
-    for (let from = 0; from < work.suspect.length && !stopped(); from += SUSPECT_CHUNK) {
+    for (; from < work.suspect.length && !stopped(); from += SUSPECT_CHUNK) {
+      // At least one chunk a pass, so a slow store still makes progress.
+      if (from > 0 && clock.monotonic() >= budgetEnds) break;
       const chunk = work.suspect.slice(from, from + SUSPECT_CHUNK);
       await mapLimit(chunk, config.nodeWorkers, (w) => this.#writeSuspect(w), stopped);
       verdicts.resolve();
       writes.prune(previous.map((w) => w.rec.name));
       this.#adopt(previous);
       previous = chunk;
+    }
+    const deferred = stopped() ? 0 : Math.max(0, work.suspect.length - from);
+    if (deferred > 0) {
+      metrics.suspectDeferred.inc(deferred);
+      log.info(
+        { decided: work.suspect.length, deferred },
+        `Suspect writes took one monitor period: ${deferred} of ${work.suspect.length} Suspect changes are left to the next pass`,
+      );
     }
     await mapLimit(work.flaps, config.nodeWorkers, (w) => this.#writeFlapping(w.rec, w.node, w.action), stopped);
   }

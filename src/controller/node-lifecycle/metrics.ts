@@ -21,6 +21,8 @@ export class NodeLifecycleMetrics {
   readonly verdicts: Counter<'action' | 'reason'>;
   /** docs/node-lifecycle.md#suspect and #flap-damping. */
   readonly suspectNodes: Gauge<'zone'>;
+  /** docs/node-lifecycle.md#suspect-writes-in-chunks: Suspect changes a pass left to the next for lack of time. */
+  readonly suspectDeferred: Counter;
   readonly flappingNodes: Gauge;
   readonly #suspectZones = new Set<string>();
   readonly #zones = new Set<string>();
@@ -84,6 +86,11 @@ export class NodeLifecycleMetrics {
       name: `${PREFIX}suspect_nodes_in_zone`,
       help: 'Nodes in the zone whose condition Suspect is True (missed renewals, not yet past the grace).',
       labelNames: ['zone'],
+      registers,
+    });
+    this.suspectDeferred = new Counter({
+      name: `${PREFIX}suspect_writes_deferred_total`,
+      help: 'Suspect changes a pass decided but left to the next pass: its Suspect writes had used their time budget (one monitor period).',
       registers,
     });
     this.flappingNodes = new Gauge({
