@@ -129,10 +129,12 @@ describe('Suspect writes take at most one monitor period a pass', () => {
     const tookMs = h.clock.monotonic() - started;
     const chunkMs = SUSPECT_CHUNK * perWriteMs;
     assert.equal(h.statusWrites(), 3 * SUSPECT_CHUNK, 'chunks started within the budget, and no more');
+    assert.equal(h.statusWrites(name(3 * SUSPECT_CHUNK - 1)), 1, 'the first nodes in name order were written');
+    assert.equal(h.statusWrites(name(3 * SUSPECT_CHUNK)), 0);
     assert.ok(tookMs <= h.config.nodeMonitorPeriodMs + chunkMs, `the pass took ${tookMs} ms`);
     assert.match(await h.registry.metrics(), new RegExp(`suspect_writes_deferred_total ${n - 3 * SUSPECT_CHUNK}\n`));
     assert.ok(h.lines.some((l) => l.msg.includes(`${n - 3 * SUSPECT_CHUNK} of ${n} Suspect changes are left`)));
-    // The next pass writes the rest: each node once, in name order, each with one verdict.
+    // The next pass writes the rest: every node once, each with one verdict.
     await runUntil(h, h.clock.monotonic() + 5_000);
     assert.equal(h.statusWrites(), n);
     for (let i = 0; i < n; i++) assert.equal(h.statusWrites(name(i)), 1, name(i));
