@@ -12,16 +12,19 @@
  * the in-memory FakeApiClient; a healthy steady state writes nothing. Heap per node: heapUsed delta after a
  * full GC, split into the informer caches and the controller's own state.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
+import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
 import type { ObjectList, ResourceClient, WatchEvent, WatchRequest } from '../src/client/api-client.js';
 import { Informer } from '../src/client/informer.js';
 import { defaultNodeLifecycleConfig } from '../src/controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../src/controller/node-lifecycle/node-lifecycle-controller.js';
+import { PASS_SLICE_MS, PassSlicer, type SliceTiming } from '../src/controller/node-lifecycle/pass-slicer.js';
 import { formatTime } from '../src/core/clock.js';
 import type { Event } from '../src/core/event.js';
 import { keyOf } from '../src/core/kinds.js';
@@ -172,6 +175,11 @@ const median = (xs: number[]): number => {
 
 interface Result {
   nodes: number;
+  /** 0: one stretch. */
+  sliceMs: number;
+  medianLongestMs: number;
+  maxLongestMs: number;
+  medianSlices: number;
   medianMs: number;
   medianCpuMs: number;
   minMs: number;
@@ -183,7 +191,37 @@ interface Result {
   registeredEvents: number;
 }
 
-async function run(n: number): Promise<Result> {
+/** Real-time slices that record the longest stretch between two steps aside (and from the last to the pass's end). */
+function recordingSlices(): { timing: SliceTiming; start(): void; end(): { longest: number; slices: number } } {
+  let resumed = 0;
+  let longest = 0;
+  let slices = 1;
+  return {
+    timing: {
+      now: () => performance.now(),
+      yield: () => {
+        longest = Math.max(longest, performance.now() - resumed);
+        slices++;
+        return new Promise<void>((resolve) =>
+          setImmediate(() => {
+            resumed = performance.now();
+            resolve();
+          }),
+        );
+      },
+    },
+    start() {
+      resumed = performance.now();
+      longest = 0;
+      slices = 1;
+    },
+    end() {
+      return { longest: Math.max(longest, performance.now() - resumed), slices };
+    },
+  };
+}
+
+async function run(n: number, sliceMs: number): Promise<Result> {
   const clock = new FakeClock();
   const heap0 = heapAfterGc();
   let rv = 0;
@@ -223,6 +261,7 @@ async function run(n: number): Promise<Result> {
   const heap1 = heapAfterGc();
 
   const client = new FakeApiClient({ now: () => clock.now() });
+  const recorder = recordingSlices();
   const controller = new NodeLifecycleController({
     client,
     nodes,
@@ -231,6 +270,7 @@ async function run(n: number): Promise<Result> {
     log: silentLogger,
     config: defaultNodeLifecycleConfig,
     dryRun: process.env.MONITOR_PASS_DRY_RUN === '1',
+    ...(sliceMs > 0 ? { slicer: new PassSlicer(recorder.timing, sliceMs) } : {}),
   });
   const renewHalf = async (pass: number): Promise<void> => {
     const renewAt = formatTime(clock.now());
@@ -259,22 +299,30 @@ async function run(n: number): Promise<Result> {
   client.calls.length = 0;
   const times: number[] = [];
   const cpu: number[] = [];
+  const longest: number[] = [];
+  const slices: number[] = [];
   const profiler = process.env.MONITOR_PASS_PROFILE ? await startProfile() : undefined;
   for (let pass = 0; pass < WARMUP_PASSES + MEASURED_PASSES; pass++) {
     await clock.advance(defaultNodeLifecycleConfig.nodeMonitorPeriodMs);
     await renewHalf(pass);
     const c0 = process.cpuUsage();
     const t0 = performance.now();
+    recorder.start();
     await controller.monitorNodeHealth();
     const ms = performance.now() - t0;
+    const stretch = recorder.end();
     const c = process.cpuUsage(c0);
     if (pass >= WARMUP_PASSES) {
       times.push(ms);
       cpu.push((c.user + c.system) / 1000);
+      longest.push(stretch.longest);
+      slices.push(stretch.slices);
     }
   }
   if (profiler)
-    await profiler.stop(`${process.env.MONITOR_PASS_PROFILE}`.replace(/(\.cpuprofile)?$/, `-${n}.cpuprofile`));
+    await profiler.stop(
+      `${process.env.MONITOR_PASS_PROFILE}`.replace(/(\.cpuprofile)?$/, `-${n}-slices${sliceMs}.cpuprofile`),
+    );
   // Pass 1's RegisteredNode events go out at the event pacer's 50 a second (events.ts), so they trickle on through
   // the measured passes: 17 passes of 5 s at 50/s is 4,250. Anything else written would be a steady-state bug.
   const written = client.calls.filter((c) => c.op !== 'get' && c.op !== 'list');
@@ -303,6 +351,10 @@ async function run(n: number): Promise<Result> {
   });
   return {
     nodes: n,
+    sliceMs,
+    medianLongestMs: median(longest),
+    maxLongestMs: Math.max(...longest),
+    medianSlices: median(slices),
     medianMs: median(times),
     medianCpuMs: median(cpu),
     minMs: Math.min(...times),
@@ -314,26 +366,42 @@ async function run(n: number): Promise<Result> {
   };
 }
 
+/** One size and slice budget in a process of its own: a second fleet in one heap is slower (a third at 100k). */
+function inChild(n: number, sliceMs: number): Result {
+  const out = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, MONITOR_PASS_ONE: `${n}:${sliceMs}` },
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(out.trim().split('\n').at(-1) as string) as Result;
+}
+
+const one = process.env.MONITOR_PASS_ONE?.split(':').map(Number);
+if (one !== undefined) {
+  console.log(JSON.stringify(await run(one[0] as number, one[1] as number)));
+  process.exit(0);
+}
 const sizes = process.argv
   .slice(2)
   .map(Number)
   .filter((x) => Number.isInteger(x) && x > 0);
 const results: Result[] = [];
-for (const n of sizes.length > 0 ? sizes : [10_000, 100_000]) results.push(await run(n));
+for (const n of sizes.length > 0 ? sizes : [10_000, 100_000])
+  for (const sliceMs of [0, PASS_SLICE_MS]) results.push(inChild(n, sliceMs));
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 console.log(
   `\nmonitorNodeHealth() pass, all nodes healthy, half the leases renewed per pass; ${MEASURED_PASSES} measured passes after ${WARMUP_PASSES} warm-up (Node ${process.version})\n`,
 );
 console.log(
-  '| nodes | median pass, wall (ms) | median pass, CPU (ms) | target (ms) | wall min–max (ms) | wall µs/node | controller heap/node (B) | informer caches heap/node (B) | API writes (+ paced RegisteredNode events) |',
+  '| nodes | pass | median pass, wall (ms) | median pass, CPU (ms) | target (ms) | wall min–max (ms) | wall µs/node | longest stretch, median / max (ms) | slices | controller heap/node (B) | informer caches heap/node (B) | API writes (+ paced RegisteredNode events) |',
 );
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of results) {
   const target = TARGET_PASS_MS[r.nodes] ?? (50 * r.nodes) / 100_000;
   const ok = r.medianMs <= target ? '✓' : '✗';
   console.log(
-    `| ${r.nodes} | ${fmt(r.medianMs)} ${ok} | ${fmt(r.medianCpuMs)} | ≤ ${fmt(target, 0)} | ${fmt(r.minMs)}–${fmt(r.maxMs)} | ${fmt((r.medianMs * 1000) / r.nodes, 2)} | ${fmt(r.controllerBytesPerNode, 0)} | ${fmt(r.cacheBytesPerNode, 0)} | ${r.writes} (+ ${r.registeredEvents}) |`,
+    `| ${r.nodes} | ${r.sliceMs > 0 ? `slices of ${r.sliceMs} ms` : 'one stretch'} | ${fmt(r.medianMs)} ${ok} | ${fmt(r.medianCpuMs)} | ≤ ${fmt(target, 0)} | ${fmt(r.minMs)}–${fmt(r.maxMs)} | ${fmt((r.medianMs * 1000) / r.nodes, 2)} | ${fmt(r.medianLongestMs)} / ${fmt(r.maxLongestMs)} | ${r.medianSlices} | ${fmt(r.controllerBytesPerNode, 0)} | ${fmt(r.cacheBytesPerNode, 0)} | ${r.writes} (+ ${r.registeredEvents}) |`,
   );
 }
 const [l1, l5] = loadavg();

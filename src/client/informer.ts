@@ -126,7 +126,7 @@ export class Informer<T extends Meta> implements ObjectCache<T> {
     return this.sortedView().slice();
   }
 
-  /** `list()` without the copy (see ObjectCache): the next watch event patches or replaces this array. */
+  /** `list()` without the copy, read-only: the next watch event patches or replaces this array. */
   sortedView(): readonly T[] {
     if (this.#sorted === undefined) {
       const keys = [...this.#cache.keys()].sort();

@@ -65,14 +65,14 @@ describe('run loop', () => {
     const ac = new AbortController();
     const done = h.controller.run(ac.signal);
     await h.clock.advance(0);
-    // The pass reads the node cache through sortedView (list() when a cache has none): both fail.
-    const { list, sortedView } = h.nodes;
-    h.nodes.list = h.nodes.sortedView = () => {
+    // The pass snapshots the node cache with list(): make it fail.
+    const { list } = h.nodes;
+    h.nodes.list = () => {
       throw new InternalError('boom');
     };
     await h.clock.advance(5_000);
     assert.ok(h.lines.some((l) => l.level === 'error' && l.msg.includes('pass failed')));
-    Object.assign(h.nodes, { list, sortedView });
+    Object.assign(h.nodes, { list });
     await h.clock.advance(5_000);
     assert.equal(h.controller.snapshot().passes, 3);
     ac.abort();

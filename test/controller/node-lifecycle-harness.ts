@@ -6,6 +6,7 @@ import { recordingLogger, type RecordedLine } from '../../src/core/logger.js';
 import { ZONE_LABEL, type Node, type NodeCondition, type Taint } from '../../src/core/node.js';
 import { defaultNodeLifecycleConfig, type NodeLifecycleConfig } from '../../src/controller/node-lifecycle/config.js';
 import { NodeLifecycleController } from '../../src/controller/node-lifecycle/node-lifecycle-controller.js';
+import type { PassSlicer } from '../../src/controller/node-lifecycle/pass-slicer.js';
 import { FakeApiClient } from '../support/fake-api-client.js';
 import { FakeCache } from '../support/fake-cache.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -137,7 +138,8 @@ export interface Harness {
   restart(): NodeLifecycleController;
 }
 
-export function harness(overrides: Partial<NodeLifecycleConfig> = {}): Harness {
+/** `slicer`: how the controller's pass is cut into slices (default: on the fake clock, which never ends a slice). */
+export function harness(overrides: Partial<NodeLifecycleConfig> = {}, extra: { slicer?: PassSlicer } = {}): Harness {
   const clock = new FakeClock();
   const nodes = new FakeCache<Node>();
   const leases = new FakeCache<Lease>();
@@ -160,6 +162,7 @@ export function harness(overrides: Partial<NodeLifecycleConfig> = {}): Harness {
         metrics: registry,
         identity: 'test-host',
         verdicts,
+        ...extra,
       }),
     };
   };

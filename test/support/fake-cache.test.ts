@@ -18,7 +18,11 @@ const lease = (name: string, renewTime = '2026-11-29T12:00:00.000Z'): Lease => (
 const keyOf = (l: Lease): string => `${l.metadata.namespace}/${l.metadata.name}`;
 
 /** The identity contract the node lifecycle controller's fast path relies on, checked against one cache. */
-async function checkSharing(client: FakeApiClient, cache: ObjectCache<Lease>, seen: () => Promise<unknown>) {
+async function checkSharing(
+  client: FakeApiClient,
+  cache: ObjectCache<Lease> & { sortedView(): readonly Lease[] },
+  seen: () => Promise<unknown>,
+) {
   client.put('leases', lease('b'));
   client.put('leases', lease('a'));
   await seen();
@@ -26,10 +30,10 @@ async function checkSharing(client: FakeApiClient, cache: ObjectCache<Lease>, se
   const b = cache.get('node-lease/b');
   assert.ok(a && b);
   assert.equal(cache.get('node-lease/a'), a, 'the same object until it changes');
-  const view = cache.sortedView!();
+  const view = cache.sortedView();
   assert.deepEqual(view, [a, b]);
   assert.equal(view[0], a, 'sortedView holds the cached objects themselves');
-  assert.equal(cache.sortedView!(), view, 'and the same array while nothing changes');
+  assert.equal(cache.sortedView(), view, 'and the same array while nothing changes');
   const copy = cache.list();
   assert.notEqual(copy, view, 'list() is a new array…');
   assert.equal(copy[1], b, '…of the same objects');
@@ -41,17 +45,17 @@ async function checkSharing(client: FakeApiClient, cache: ObjectCache<Lease>, se
   assert.equal(a2?.spec.renewTime, '2026-11-29T12:00:10.000Z');
   assert.equal(a.spec.renewTime, '2026-11-29T12:00:00.000Z', 'the old object is left as it was');
   assert.equal(cache.get('node-lease/b'), b, 'an unchanged neighbour keeps its identity');
-  assert.equal(cache.sortedView!(), view, 'a change patches the sorted view in place');
+  assert.equal(cache.sortedView(), view, 'a change patches the sorted view in place');
   assert.equal(view[0], a2);
 
   client.put('leases', lease('c'));
   client.remove('leases', 'b');
   await seen();
   assert.deepEqual(
-    cache.sortedView!().map((l) => l.metadata.name),
+    cache.sortedView().map((l) => l.metadata.name),
     ['a', 'c'],
   );
-  assert.equal(cache.sortedView!()[0], a2);
+  assert.equal(cache.sortedView()[0], a2);
   assert.equal(cache.lastSyncResourceVersion(), String(client.revision));
 }
 

@@ -19,6 +19,7 @@ import type { NodeLifecycleMetrics } from './metrics.js';
 import type { KnownNodes } from './known-nodes.js';
 import { adoptWrittenCopy, type NodeRecord } from './node-record.js';
 import type { NodeOverlay } from './own-writes.js';
+import { walkInSlices, type PassSlicer } from './pass-slicer.js';
 import { isSuspect, suspectChange, withSuspect } from './suspect.js';
 import { hasTaint, swapTaints, taintName, writeTaints } from './taints.js';
 import { formatSeconds } from './verdict-evidence.js';
@@ -74,8 +75,8 @@ interface Work {
 
 /**
  * Suspect, the phi detector's learning and flap damping, run once per pass that goes through
- * (docs/node-lifecycle.md#suspect, #phi-detector, #flap-damping). `learn` runs in the synchronous part of the pass
- * (the node list may be the cache's own array) and only decides; `apply` writes after the pass's taints.
+ * (docs/node-lifecycle.md#suspect, #phi-detector, #flap-damping). `learn` only decides, before the pass's taint
+ * plans; `apply` writes after the pass's taints.
  */
 export class AdaptiveDetection {
   readonly #deps: AdaptiveDetectionDeps;
@@ -109,42 +110,52 @@ export class AdaptiveDetection {
     this.#damper.returned(rec.name, now);
   }
 
-  /** Learns from the pass's committed records and decides the Suspect and flapping writes. Synchronous. */
-  learn(nodes: readonly Node[], recs: readonly NodeRecord[], now: number): Work {
+  /**
+   * Learns from the pass's committed records and decides the Suspect and flapping writes. With a slicer it steps
+   * aside between slices: `nodes` must then be the pass's own snapshot.
+   */
+  async learn(nodes: readonly Node[], recs: readonly NodeRecord[], now: number, slicer?: PassSlicer): Promise<Work> {
     const work: Work = { suspect: [], flaps: [] };
     const suspectByZone = new Map<string, number>();
-    for (let i = 0; i < nodes.length; i++) {
-      const rec = recs[i] as NodeRecord;
-      const health = rec.health;
-      if (health === undefined || rec.passSkipped) continue;
-      const node = nodes[i] as Node;
-      let det = health.detection;
-      if (det === undefined) det = health.detection = newDetection(health.probeTimestamp);
-      updateDetection(det, health.probeTimestamp, health.lease?.spec.leaseDurationSeconds, this.#timings);
-      seen(det, node);
-      const silentMs = now - health.probeTimestamp;
-      const want = det.suspectAfterMs !== undefined && silentMs > det.suspectAfterMs;
-      if (rec.counted) suspectByZone.set(rec.zone, (suspectByZone.get(rec.zone) ?? 0) + (want ? 1 : 0));
-      // A restarted controller gives a fresh grace, which proves nothing: Suspect goes only at an observed renewal.
-      // Only what the write needs: its message is built when it is made (a cold start decides 100k of them).
-      if (want !== det.seenSuspect && (want || det.renewed))
-        work.suspect.push({
-          rec,
-          node,
-          det,
-          want,
-          silentMs,
-          afterMs: det.suspectAfterMs ?? 0,
-          phi: det.phi !== undefined,
-        });
-      if (det.seenFlapping && !this.#damper.watching(rec.name)) this.#damper.adopt(rec.name, now);
-      if (!this.#damper.watching(rec.name)) continue;
-      const action = this.#damper.action(rec.name, det.seenFlapping, rec.passStatus === 'True', now);
-      if (action !== undefined) work.flaps.push({ rec, node, action });
-    }
+    await walkInSlices(nodes.length, slicer, (from) => {
+      for (let i = from; i < nodes.length; i++) {
+        if (slicer?.due(i)) return i;
+        this.#learnOne(nodes[i] as Node, recs[i] as NodeRecord, now, work, suspectByZone);
+      }
+      return nodes.length;
+    });
     this.#deps.metrics.setSuspect(suspectByZone);
     this.#deps.metrics.flappingNodes.set(this.#damper.flappingCount());
     return work;
+  }
+
+  /** `learn` for one node (a method of its own, so the sliced walk stays a small loop). */
+  #learnOne(node: Node, rec: NodeRecord, now: number, work: Work, suspectByZone: Map<string, number>): void {
+    const health = rec.health;
+    if (health === undefined || rec.passSkipped) return;
+    let det = health.detection;
+    if (det === undefined) det = health.detection = newDetection(health.probeTimestamp);
+    updateDetection(det, health.probeTimestamp, health.lease?.spec.leaseDurationSeconds, this.#timings);
+    seen(det, node);
+    const silentMs = now - health.probeTimestamp;
+    const want = det.suspectAfterMs !== undefined && silentMs > det.suspectAfterMs;
+    if (rec.counted) suspectByZone.set(rec.zone, (suspectByZone.get(rec.zone) ?? 0) + (want ? 1 : 0));
+    // A restarted controller gives a fresh grace, which proves nothing: Suspect goes only at an observed renewal.
+    // Only what the write needs: its message is built when it is made (a cold start decides 100k of them).
+    if (want !== det.seenSuspect && (want || det.renewed))
+      work.suspect.push({
+        rec,
+        node,
+        det,
+        want,
+        silentMs,
+        afterMs: det.suspectAfterMs ?? 0,
+        phi: det.phi !== undefined,
+      });
+    if (det.seenFlapping && !this.#damper.watching(rec.name)) this.#damper.adopt(rec.name, now);
+    if (!this.#damper.watching(rec.name)) return;
+    const action = this.#damper.action(rec.name, det.seenFlapping, rec.passStatus === 'True', now);
+    if (action !== undefined) work.flaps.push({ rec, node, action });
   }
 
   /**

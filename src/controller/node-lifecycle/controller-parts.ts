@@ -10,6 +10,7 @@ import type { EvaluatorDeps } from './node-evaluator.js';
 import type { NodeLifecycleControllerDeps } from './node-lifecycle-controller.js';
 import { OwnWrites, type NodeOverlay } from './own-writes.js';
 import { decisionContext } from './pass-verdicts.js';
+import { eventLoopSlices, PassSlicer } from './pass-slicer.js';
 import { PauseDetector } from './pause-detector.js';
 import { ShadowNodes } from './shadow-nodes.js';
 import { TaintReconciler } from './taint-reconciler.js';
@@ -35,6 +36,8 @@ export interface ControllerParts {
   /** Undefined for a dry-run controller, which writes no Zone object. */
   zoneObjects: ZoneObjectSync | undefined;
   pause: PauseDetector;
+  /** Cuts the pass's walks into slices (docs/node-lifecycle.md#a-pass-in-slices). */
+  slicer: PassSlicer;
   /** knownNodeSet and nodeHealthMap in one (see NodeRecord). */
   nodes: KnownNodes;
   leaseWarnings: LeaseWarnings;
@@ -122,6 +125,7 @@ export function buildParts(deps: NodeLifecycleControllerDeps): ControllerParts {
     }),
     zoneObjects: dryRun ? undefined : new ZoneObjectSync({ client, log: deps.log }),
     pause: new PauseDetector(config.nodeMonitorPeriodMs, config.nodeMonitorGracePeriodMs),
+    slicer: deps.slicer ?? new PassSlicer(eventLoopSlices(deps.clock)),
     nodes,
     leaseWarnings: new LeaseWarnings(events, deps.log, config),
     breaker,

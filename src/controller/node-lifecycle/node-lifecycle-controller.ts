@@ -15,6 +15,7 @@ import type { ZoneSnapshot } from './disruption.js';
 import type { NodeLifecycleMetrics } from './metrics.js';
 import type { VerdictSink } from './events.js';
 import { mapLimit } from './map-limit.js';
+import type { PassSlicer } from './pass-slicer.js';
 import type { Judged, ShortCircuit } from './node-evaluator.js';
 import type { NodeHealth } from './node-health.js';
 import type { NodeRecord } from './node-record.js';
@@ -48,6 +49,11 @@ export interface NodeLifecycleControllerDeps {
    * `dryRun: true` and the metrics are `shepherd_node_lifecycle_dry_run_*`.
    */
   dryRun?: boolean;
+  /**
+   * How the pass's walks are cut into slices (docs/node-lifecycle.md#a-pass-in-slices); default: PASS_SLICE_MS on
+   * `clock`, stepping aside for one turn of the event loop.
+   */
+  slicer?: PassSlicer;
 }
 
 export interface ControllerSnapshot {
@@ -153,11 +159,11 @@ export class NodeLifecycleController {
   }
 
   /**
-   * One pass (docs/node-lifecycle.md#one-pass): judge every node from the caches synchronously, in name order;
-   * only nodes that are past their grace and would change when marked go through check B and the write, 8 at a
-   * time; then zones and limiters; then taints (docs/node-lifecycle.md#d5-one-loop-in-a-fixed-order). A steady
-   * node (the same cached node and lease objects as last pass) costs a few identity comparisons per loop: nothing
-   * is copied or allocated, no promise is made for it.
+   * One pass (docs/node-lifecycle.md#one-pass): judge every node in name order from the pass's own snapshot of the
+   * caches, in slices (docs/node-lifecycle.md#a-pass-in-slices); only nodes that are past their grace and would
+   * change when marked go through check B and the write, 8 at a time; then zones and limiters; then taints
+   * (docs/node-lifecycle.md#d5-one-loop-in-a-fixed-order). A steady node (the same cached node and lease objects as
+   * last pass) costs a few identity comparisons per walk: nothing is copied or allocated, no promise is made for it.
    */
   async #pass(stopped: () => boolean): Promise<void> {
     const now = this.#deps.clock.monotonic();
@@ -167,51 +173,43 @@ export class NodeLifecycleController {
       this.#p.detection?.reset(now);
       announcePause(this.#p.events, this.#deps.log, gap);
     }
-    // The cache's own array when it offers one: read synchronously below, and copied before the first await.
-    let nodes = this.#p.writes.overlay(this.#deps.nodes.sortedView?.() ?? this.#deps.nodes.list());
-    const { recs, marks } = this.#p.nodes.judge(
-      nodes,
-      this.#deps.leases.sortedView?.() ?? this.#deps.leases.list(),
-      now,
-      this.#cfg,
-    );
-    const first = nodes[0];
-    if (first !== undefined) {
-      // Check A once for the pass, after the synchronous judgement (nothing of it is committed yet), so a hold can
-      // name the nodes it holds: no await separates the judgements, so the answer cannot change in between
-      // (docs/node-lifecycle.md#d16-check-b-only-before-a-write).
-      const notReady = this.#p.consistency.ensureReady();
-      if (notReady)
-        return this.#abandon({ kind: 'short-circuit', node: first.metadata.name, error: notReady }, nodes, recs, marks);
+    this.#p.slicer.begin();
+    // Copies of the caches' sorted lists, taken together: the walks below step aside while the caches move on.
+    const nodes = this.#p.writes.overlay(this.#deps.nodes.list());
+    const leases = this.#deps.leases.list();
+    // Check A once for the pass, on the snapshot it judges (docs/node-lifecycle.md#d16-check-b-only-before-a-write):
+    // the lease cache is the snapshot's until the next await, so the answer holds for every judgement below.
+    const notReady = nodes.length > 0 ? this.#p.consistency.ensureReady() : undefined;
+    const { recs, marks } = await this.#p.nodes.judge(nodes, leases, now, this.#cfg, this.#p.slicer);
+    if (notReady !== undefined) {
+      // A hold names the nodes it holds: the ones the judgement would have marked.
+      const node = (nodes[0] as Node).metadata.name;
+      return this.#abandon({ kind: 'short-circuit', node, error: notReady }, nodes, recs, marks);
     }
+    // Nothing is committed yet: a stopping controller leaves the whole judgement to the next leader.
+    if (stopped()) return;
+    this.#p.witnesses?.beginPass(nodes);
     if (marks.length === 0) {
-      // The steady state: nothing to confirm or write, so no await before the taint plans are made.
-      this.#p.witnesses?.beginPass(nodes);
-      this.#classify(nodes, recs);
+      // The steady state: nothing to confirm or write.
+      await this.#classify(nodes, recs);
       return this.#afterJudgement(nodes, recs, new Map(), stopped);
     }
-    const owned = (nodes = nodes.slice());
-    // Witnesses are weighed on the pass's own copy: the marks below await.
-    this.#p.witnesses?.beginPass(owned);
-    const confirmed = await confirmMarks(this.#marking, owned, recs, marks, stopped);
-    if (!Array.isArray(confirmed)) return this.#abandon(confirmed, owned, recs, marks);
+    const confirmed = await confirmMarks(this.#marking, nodes, recs, marks, stopped);
+    if (!Array.isArray(confirmed)) return this.#abandon(confirmed, nodes, recs, marks);
     if (stopped()) return;
-    this.#classify(owned, recs);
-    const written = await writeMarks(this.#marking, confirmed, owned, recs, marks, stopped);
-    if (!(written instanceof Map)) return this.#abandon(written, owned, recs, marks);
+    await this.#classify(nodes, recs);
+    const written = await writeMarks(this.#marking, confirmed, nodes, recs, marks, stopped);
+    if (!(written instanceof Map)) return this.#abandon(written, nodes, recs, marks);
     if (stopped()) {
       // What was written is in the store: its verdicts still go out (the pacer flushes after the pass).
       draftMarks(this.#p.verdicts, written, recs, this.#deps.clock, this.#cfg.detection);
       this.#p.verdicts.resolve();
       return;
     }
-    return this.#afterJudgement(owned, recs, written, stopped);
+    return this.#afterJudgement(nodes, recs, written, stopped);
   }
 
-  /**
-   * Zones and limiters, then taints (docs/node-lifecycle.md#d5-one-loop-in-a-fixed-order). Synchronous until the
-   * taint plans are made: `nodes` may be the cache's own array.
-   */
+  /** Zones and limiters, then taints (docs/node-lifecycle.md#d5-one-loop-in-a-fixed-order), over the pass's snapshot. */
   async #afterJudgement(
     nodes: readonly Node[],
     recs: readonly NodeRecord[],
@@ -223,17 +221,22 @@ export class NodeLifecycleController {
     const { clock } = this.#deps;
     const now = clock.monotonic();
     if (written.size > 0) draftMarks(this.#p.verdicts, written, recs, clock, this.#cfg.detection);
-    const { readyByZone, unsettled } = this.#p.nodes.tally(nodes, recs, (rec, node, i) => {
-      if (rec.ready !== rec.passStatus) {
-        const back = announceReadyChange(this.#p.events, rec, node, rec.passCurrent, written.get(i), clock);
-        // A new node's first Ready (from no Ready condition) is no decision: only a return from False or Unknown.
-        if (back === 'False' || back === 'Unknown') {
-          draftReady(this.#p.verdicts, rec, node, back, this.#cfg);
-          this.#p.detection?.returnedReady(rec, now);
+    const { readyByZone, unsettled } = await this.#p.nodes.tally(
+      nodes,
+      recs,
+      (rec, node, i) => {
+        if (rec.ready !== rec.passStatus) {
+          const back = announceReadyChange(this.#p.events, rec, node, rec.passCurrent, written.get(i), clock);
+          // A new node's first Ready (from no Ready condition) is no decision: only a return from False or Unknown.
+          if (back === 'False' || back === 'Unknown') {
+            draftReady(this.#p.verdicts, rec, node, back, this.#cfg);
+            this.#p.detection?.returnedReady(rec, now);
+          }
         }
-      }
-      if (rec.lease !== rec.leaseChecked) this.#p.leaseWarnings.check(rec, node);
-    });
+        if (rec.lease !== rec.leaseChecked) this.#p.leaseWarnings.check(rec, node);
+      },
+      this.#p.slicer,
+    );
     const outcome = this.#p.zones.handleTallies(readyByZone);
     for (const z of outcome.initial) this.#deps.log.info({ zone: z }, 'Setting initial state for unseen zone');
     announceZones(this.#p.events, this.#deps.log, outcome);
@@ -243,8 +246,8 @@ export class NodeLifecycleController {
       this.#p.nodes.freshGrace(now);
       this.#p.detection?.reset(now);
     }
-    // Decided here, while `nodes` may still be the cache's own array; written after the taints.
-    const detected = this.#p.detection?.learn(nodes, recs, now);
+    // Decided here, before the taint plans; written after the taints.
+    const detected = await this.#p.detection?.learn(nodes, recs, now, this.#p.slicer);
     const master = this.#p.zones.inMasterDisruption();
     const plans = this.#p.taints.plan(nodes, recs, master ? undefined : unsettled, master);
     // Verdicts of this pass's marks and queueing, with the queue as the reconcile left it.
@@ -286,8 +289,8 @@ export class NodeLifecycleController {
   }
 
   /** RegisteredNode / RemovingNode and zone queues for the nodes listed in a pass that was not abandoned. */
-  #classify(nodes: readonly Node[], recs: NodeRecord[]): void {
-    const changes = this.#p.nodes.register(nodes, recs);
+  async #classify(nodes: readonly Node[], recs: NodeRecord[]): Promise<void> {
+    const changes = await this.#p.nodes.register(nodes, recs, this.#p.slicer);
     announceMembership(this.#p.events, changes);
     this.#p.queues.track(changes, () => [...this.#p.nodes.values()].map((r) => r.zone));
     for (const { name } of changes.removed) {

@@ -17,7 +17,7 @@ export interface NodeOverlay {
   /** `get` for a copy the caller already read from the cache. */
   freshen(listed: Node): Node;
   /** `freshen` over the whole sorted list (the same array when nothing is laid over it). */
-  overlay(nodes: readonly Node[]): readonly Node[];
+  overlay(nodes: Node[]): Node[];
   /** Drops our copies of these nodes that the cache has caught up with (what `freshen` would drop). */
   prune(names: readonly string[]): void;
 }
@@ -81,7 +81,7 @@ export class OwnWrites implements NodeOverlay {
   }
 
   /** `freshen` over a whole list: the same array when none of our writes is pending, else a fresh copy. */
-  overlay(nodes: readonly Node[]): readonly Node[] {
+  overlay(nodes: Node[]): Node[] {
     if (this.#written.size === 0) return nodes;
     return nodes.map((n) => this.freshen(n));
   }

@@ -102,7 +102,7 @@ export class ShadowNodes implements NodeOverlay {
     return s.view;
   }
 
-  overlay(nodes: readonly Node[]): readonly Node[] {
+  overlay(nodes: Node[]): Node[] {
     let out: Node[] | undefined;
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i] as Node;
