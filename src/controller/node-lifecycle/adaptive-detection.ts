@@ -111,15 +111,15 @@ export class AdaptiveDetection {
   }
 
   /**
-   * Learns from the pass's committed records and decides the Suspect and flapping writes. With a slicer it steps
-   * aside between slices: `nodes` must then be the pass's own snapshot.
+   * Learns from the pass's committed records and decides the Suspect and flapping writes. It steps aside
+   * between slices: `nodes` must be the pass's own snapshot.
    */
-  async learn(nodes: readonly Node[], recs: readonly NodeRecord[], now: number, slicer?: PassSlicer): Promise<Work> {
+  async learn(nodes: readonly Node[], recs: readonly NodeRecord[], now: number, slicer: PassSlicer): Promise<Work> {
     const work: Work = { suspect: [], flaps: [] };
     const suspectByZone = new Map<string, number>();
     await walkInSlices(nodes.length, slicer, (from) => {
       for (let i = from; i < nodes.length; i++) {
-        if (slicer?.due(i)) return i;
+        if (slicer.due(i)) return i;
         this.#learnOne(nodes[i] as Node, recs[i] as NodeRecord, now, work, suspectByZone);
       }
       return nodes.length;

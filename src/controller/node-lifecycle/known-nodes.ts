@@ -59,8 +59,8 @@ export class KnownNodes {
 
   /**
    * Judges every listed node from the caches (`judgeStaged`), staging results on the records; returns the
-   * records in list order (new ones not yet known) and the indexes of the nodes a mark would change. With a
-   * slicer it steps aside between slices, so `nodes` and `sortedLeases` must be the pass's own snapshot; nothing
+   * records in list order (new ones not yet known) and the indexes of the nodes a mark would change. It steps
+   * aside between slices, so `nodes` and `sortedLeases` must be the pass's own snapshot; nothing
    * else writes the records meanwhile (the controller's loop is never concurrent with itself).
    */
   async judge(
@@ -68,7 +68,7 @@ export class KnownNodes {
     sortedLeases: readonly Lease[],
     now: number,
     timings: HealthTimings,
-    slicer?: PassSlicer,
+    slicer: PassSlicer,
   ): Promise<{ recs: NodeRecord[]; marks: number[] }> {
     const w = {
       recs: this.#order.length === nodes.length ? this.#order : this.#lookup(nodes),
@@ -78,7 +78,7 @@ export class KnownNodes {
     await walkInSlices(nodes.length, slicer, (from) => {
       let { recs, leases } = w;
       for (let i = from; i < nodes.length; i++) {
-        if (slicer?.due(i)) return i;
+        if (slicer.due(i)) return i;
         const node = nodes[i] as Node;
         const rec = recs[i] as NodeRecord;
         if (rec.node !== node && rec.name !== node.metadata.name) {
@@ -103,12 +103,12 @@ export class KnownNodes {
    * For a pass that goes through: stamps every listed record, makes new ones known, re-derives zone keys of
    * nodes that changed, drops the records of nodes no longer listed, and commits what `judge` staged.
    */
-  async register(nodes: readonly Node[], recs: NodeRecord[], slicer?: PassSlicer): Promise<Membership> {
+  async register(nodes: readonly Node[], recs: NodeRecord[], slicer: PassSlicer): Promise<Membership> {
     const stamp = ++this.#stamp;
     const out: Membership = { added: [], removed: [], moved: [] };
     await walkInSlices(nodes.length, slicer, (from) => {
       for (let i = from; i < nodes.length; i++) {
-        if (slicer?.due(i)) return i;
+        if (slicer.due(i)) return i;
         const rec = recs[i] as NodeRecord;
         const node = nodes[i] as Node;
         rec.seen = stamp;
@@ -144,13 +144,13 @@ export class KnownNodes {
     nodes: readonly Node[],
     recs: readonly NodeRecord[],
     changed: (rec: NodeRecord, node: Node, index: number) => void,
-    slicer?: PassSlicer,
+    slicer: PassSlicer,
   ): Promise<{ readyByZone: Map<string, ZoneTally>; unsettled: number[] }> {
     const readyByZone = new Map<string, ZoneTally>();
     const unsettled: number[] = [];
     await walkInSlices(nodes.length, slicer, (from) => {
       for (let i = from; i < nodes.length; i++) {
-        if (slicer?.due(i)) return i;
+        if (slicer.due(i)) return i;
         const rec = recs[i] as NodeRecord;
         if (rec.passSkipped) continue;
         const node = nodes[i] as Node;

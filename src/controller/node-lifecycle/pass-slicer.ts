@@ -78,16 +78,12 @@ export class PassSlicer {
 /**
  * Walks indexes 0 to n-1 with `step`, a synchronous loop that starts at `from` and returns the index it stopped at:
  * n when done, or the first index at which `slicer.due` said the slice is over. Between two calls the pass steps
- * aside. The loop lives in `step`, a plain function, so a walk without a slicer (or one that never steps aside)
- * runs the same loop as it would without slices, and the async part is one await per slice, not one per node.
+ * aside. The loop lives in `step`, a plain function, so a walk that never steps aside runs the same loop as it
+ * would without slices, and the async part is one await per slice, not one per node.
  */
-export async function walkInSlices(
-  n: number,
-  slicer: PassSlicer | undefined,
-  step: (from: number) => number,
-): Promise<void> {
+export async function walkInSlices(n: number, slicer: PassSlicer, step: (from: number) => number): Promise<void> {
   let i = step(0);
-  while (i < n && slicer !== undefined) {
+  while (i < n) {
     await slicer.pause();
     i = step(i);
   }
